@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Installs the Debian packages that tend's tests use, if any is missing:
+# unshare (util-linux) for PID namespaces, tini/dumb-init as baselines,
+# python3 modules for tini's own test suite, podman/runc for image tests.
+set -euo pipefail
+need=()
+command -v unshare >/dev/null || need+=(util-linux)
+command -v script >/dev/null || need+=(bsdutils)
+command -v tini-static >/dev/null || need+=(tini)
+command -v dumb-init >/dev/null || need+=(dumb-init)
+command -v hyperfine >/dev/null || need+=(hyperfine)
+command -v podman >/dev/null || need+=(podman)
+command -v runc >/dev/null || need+=(runc)
+[ ${#need[@]} -eq 0 ] && exit 0
+SUDO=""
+[ "$(id -u)" -eq 0 ] || SUDO="sudo"
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq "${need[@]}" >/dev/null

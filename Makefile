@@ -1,0 +1,47 @@
+# tend's build, test and benchmark entry points. Everything runs on a fresh
+# Debian machine with Go; `make deps` installs the Debian packages the tests
+# and benchmarks use (as root, or through sudo).
+
+GO        ?= go
+VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+TAGS      := urfave_cli_no_docs,urfave_cli_no_suggest
+LDFLAGS   := -s -w -X main.version=$(VERSION)
+BUILDENV  := CGO_ENABLED=0
+BUILDARGS := -trimpath -tags $(TAGS) -ldflags "$(LDFLAGS)"
+OUT       ?= bin
+
+.PHONY: all build run test test-short deps fakeapp release bench torture clean
+
+all: build
+
+build:
+	$(BUILDENV) $(GO) build $(BUILDARGS) -o $(OUT)/tend .
+
+fakeapp:
+	$(BUILDENV) $(GO) build -trimpath -o $(OUT)/fakeapp ./testdata/fakeapp
+
+# run: build tend and show it as PID 1 of a new PID namespace, running a demo
+# app that leaves 100 orphans behind and exits 3.
+run: build fakeapp
+	unshare -pf --mount-proc $(OUT)/tend -v -w -- $(OUT)/fakeapp storm 100; \
+	  echo "tend exited with $$? (the demo app reaped 100 orphans)"
+
+deps:
+	./.ci/deps.sh
+
+test: deps
+	$(GO) vet ./...
+	$(GO) test -race -count=1 ./...
+
+release:
+	rm -rf $(OUT)/release && mkdir -p $(OUT)/release
+	for arch in amd64 arm64; do \
+	  $(BUILDENV) GOOS=linux GOARCH=$$arch $(GO) build $(BUILDARGS) -o $(OUT)/release/tend-linux-$$arch . || exit 1; \
+	done
+	cd $(OUT)/release && sha256sum tend-linux-* > SHA256SUMS && cat SHA256SUMS
+
+bench: build fakeapp
+	./bench/run.sh
+
+clean:
+	rm -rf $(OUT)

@@ -1,0 +1,172 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/tend-init/tend/hooks"
+	"github.com/tend-init/tend/signals"
+	"github.com/urfave/cli/v2"
+	"golang.org/x/sys/unix"
+)
+
+// config is everything tend was asked to do, parsed once from the command
+// line and the environment. Nothing reads flags or TEND_* variables later.
+type config struct {
+	Args       []string // the app and its arguments; empty means pause mode
+	Subreaper  bool
+	KillGroup  bool
+	WarnOnReap bool
+	Verbosity  int
+	Pdeathsig  unix.Signal
+	RemapExit  [256]bool
+	Rewrite    signals.Rewrite
+
+	PostStart    []hooks.Command
+	PreStop      []hooks.Command
+	PostStop     []hooks.Command
+	HookTimeout  time.Duration
+	GracePeriod  time.Duration
+	DrainTimeout time.Duration
+}
+
+// lookupEnv is os.LookupEnv, passed in so that tests control the
+// environment without mutating the process's.
+type lookupEnv func(string) (string, bool)
+
+// errHandled reports that -h or --version already printed what was asked.
+var errHandled = errors.New("handled")
+
+// usageError is a bad flag, value or variable: exit 1, one line on stderr.
+type usageError struct{ msg string }
+
+func (e *usageError) Error() string { return e.msg }
+
+func usagef(format string, args ...any) error {
+	return &usageError{msg: fmt.Sprintf(format, args...)}
+}
+
+// parseConfig parses args (args[0] is the program name) and the environment.
+// It prints help or the version to stdout itself and then returns errHandled.
+func parseConfig(args []string, env lookupEnv, stdout io.Writer) (*config, error) {
+	specs := flagSpecs()
+	var parsed *cli.Context
+	app := &cli.App{
+		Name:                      "tend",
+		HelpName:                  "tend",
+		Usage:                     "a minimal init for containers: reaps zombies, forwards signals, runs lifecycle hooks",
+		UsageText:                 "tend [flags] [--] PROGRAM [ARGS...]\ntend [flags]    (pause mode: reap and wait for TERM)",
+		Flags:                     cliFlags(specs),
+		HideVersion:               true, // cli's -v would clash with tini's -v
+		HideHelpCommand:           true, // "tend help" must run a program named help
+		DisableSliceFlagSeparator: true, // hook values contain commas
+		Writer:                    stdout,
+		ErrWriter:                 io.Discard,
+		OnUsageError: func(_ *cli.Context, err error, _ bool) error {
+			return &usageError{msg: err.Error()}
+		},
+		ExitErrHandler: func(*cli.Context, error) {}, // run decides the exit code
+		Action: func(c *cli.Context) error {
+			parsed = c
+			return nil
+		},
+	}
+	if err := app.Run(append([]string{"tend"}, expandShort(args[1:], specs)...)); err != nil {
+		var ue *usageError
+		if errors.As(err, &ue) {
+			return nil, err
+		}
+		return nil, &usageError{msg: err.Error()}
+	}
+	if parsed == nil { // -h was handled by cli
+		return nil, errHandled
+	}
+	if parsed.Bool("version") {
+		_, _ = fmt.Fprintf(stdout, "tend %s\n", version) // stdout gone: nothing to report to
+		return nil, errHandled
+	}
+	return buildConfig(parsed, specs, env)
+}
+
+// buildConfig turns parsed flags, then the environment for any flag that was
+// not given, into a config. Flags win over variables.
+func buildConfig(c *cli.Context, specs []flagSpec, env lookupEnv) (*config, error) {
+	v := values{c: c, env: env, specs: specs}
+	cfg := &config{Args: c.Args().Slice(), Rewrite: signals.Rewrite{}}
+	cfg.Subreaper = v.boolean("subreaper")
+	cfg.KillGroup = v.boolean("kill-group")
+	cfg.WarnOnReap = v.boolean("warn-on-reap")
+	var err error
+	if cfg.Verbosity, err = v.verbosity(); err != nil {
+		return nil, err
+	}
+	for _, s := range v.list("remap-exit") {
+		n, err := strconv.Atoi(strings.TrimSpace(s))
+		if err != nil || n < 0 || n > 255 {
+			return nil, usagef("invalid --remap-exit/-e value %q: want an exit code 0..255", s)
+		}
+		cfg.RemapExit[n] = true
+	}
+	if s, ok := v.str("pdeathsig"); ok {
+		if cfg.Pdeathsig, err = signals.Parse(s); err != nil {
+			return nil, usagef("invalid --pdeathsig/-p value %q: %v", s, err)
+		}
+	}
+	for _, r := range v.list("rewrite-signal") {
+		from, to, err := signals.ParseRewrite(strings.TrimSpace(r))
+		if err != nil {
+			return nil, usagef("invalid --rewrite-signal/-r value: %v", err)
+		}
+		cfg.Rewrite[from] = to
+	}
+	for _, h := range []struct {
+		flag string
+		dst  *[]hooks.Command
+	}{{"post-start", &cfg.PostStart}, {"pre-stop", &cfg.PreStop}, {"post-stop", &cfg.PostStop}} {
+		for _, val := range v.list(h.flag) {
+			c, err := hooks.Parse(val)
+			if err != nil {
+				return nil, usagef("invalid --%s value %q: %v", h.flag, val, err)
+			}
+			*h.dst = append(*h.dst, c)
+		}
+	}
+	for _, d := range []struct {
+		flag string
+		dst  *time.Duration
+		def  time.Duration
+	}{
+		{"hook-timeout", &cfg.HookTimeout, defaultHookTimeout},
+		{"grace-period", &cfg.GracePeriod, defaultGracePeriod},
+		{"drain-timeout", &cfg.DrainTimeout, defaultDrainTimeout},
+	} {
+		if *d.dst, err = v.duration(d.flag, d.def); err != nil {
+			return nil, err
+		}
+	}
+	return cfg, nil
+}
+
+// Defaults for the lifecycle durations. The grace period is Kubernetes'
+// terminationGracePeriodSeconds.
+const (
+	defaultHookTimeout  = 30 * time.Second
+	defaultGracePeriod  = 30 * time.Second
+	defaultDrainTimeout = 3 * time.Second
+)
+
+// parseDuration reads a Go duration that must be positive.
+func parseDuration(s string) (time.Duration, error) {
+	d, err := time.ParseDuration(strings.TrimSpace(s))
+	if err != nil {
+		return 0, fmt.Errorf("not a duration (want e.g. 500ms, 10s, 2m)")
+	}
+	if d <= 0 {
+		return 0, fmt.Errorf("must be greater than zero")
+	}
+	return d, nil
+}

@@ -1,0 +1,272 @@
+package main
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/urfave/cli/v2"
+)
+
+// version is set at build time with -ldflags "-X main.version=...".
+var version = "dev"
+
+type flagKind int
+
+const (
+	kindBool  flagKind = iota
+	kindCount          // -v, -vv, -vvv
+	kindValue
+	kindList // repeatable
+)
+
+// flagSpec describes one flag once, for cli, for the short-option expander
+// and for the environment fallback.
+type flagSpec struct {
+	long  string
+	short string
+	kind  flagKind
+	env   []string // TEND_* first, then tini's name if any
+	usage string
+	// splitEnv splits a list variable into values. Nil means one value
+	// per variable.
+	splitEnv func(string) []string
+	// presence makes a variable true merely by being set, even empty, as
+	// tini does for TINI_SUBREAPER and TINI_KILL_PROCESS_GROUP.
+	presence map[string]bool
+}
+
+func flagSpecs() []flagSpec {
+	fields := func(s string) []string {
+		return strings.FieldsFunc(s, func(r rune) bool { return r == ',' || r == ' ' || r == '\t' || r == '\n' })
+	}
+	// A hook may contain commas and spaces, so its variable holds one
+	// command per line.
+	lines := func(s string) []string {
+		var out []string
+		for _, l := range strings.Split(s, "\n") {
+			if strings.TrimSpace(l) != "" {
+				out = append(out, l)
+			}
+		}
+		return out
+	}
+	return []flagSpec{
+		{long: "subreaper", short: "s", kind: kindBool, env: []string{"TEND_SUBREAPER", "TINI_SUBREAPER"},
+			presence: map[string]bool{"TINI_SUBREAPER": true},
+			usage:    "register as a child subreaper, for when tend is not PID 1"},
+		{long: "remap-exit", short: "e", kind: kindList, env: []string{"TEND_REMAP_EXIT"}, splitEnv: fields,
+			usage: "remap exit code `N` (0..255, after 128+signal) to 0; repeatable"},
+		{long: "kill-group", short: "g", kind: kindBool, env: []string{"TEND_KILL_GROUP", "TINI_KILL_PROCESS_GROUP"},
+			presence: map[string]bool{"TINI_KILL_PROCESS_GROUP": true},
+			usage:    "send forwarded signals to the app's process group"},
+		{long: "pdeathsig", short: "p", kind: kindValue, env: []string{"TEND_PDEATHSIG"},
+			usage: "set tend's own parent-death signal to `SIGNAME`"},
+		{long: "warn-on-reap", short: "w", kind: kindBool, env: []string{"TEND_WARN_ON_REAP"},
+			usage: "log each reaped process other than the app"},
+		{long: "verbose", short: "v", kind: kindCount, env: []string{"TEND_VERBOSITY", "TINI_VERBOSITY"},
+			usage: "more logging: -v info, -vv debug (default: warnings); variables take a number"},
+		{long: "rewrite-signal", short: "r", kind: kindList, env: []string{"TEND_REWRITE_SIGNAL"}, splitEnv: fields,
+			usage: "forward signal FROM as TO (`FROM:TO`, names or numbers; TO=0 drops); repeatable"},
+		{long: "post-start", kind: kindList, env: []string{"TEND_POST_START"}, splitEnv: lines,
+			usage: "run `CMD` (shell string, or JSON exec array) once the app has started; repeatable; failure stops the app"},
+		{long: "pre-stop", kind: kindList, env: []string{"TEND_PRE_STOP"}, splitEnv: lines,
+			usage: "run `CMD` when a stop begins, before the stop signal reaches the app; repeatable"},
+		{long: "post-stop", kind: kindList, env: []string{"TEND_POST_STOP"}, splitEnv: lines,
+			usage: "run `CMD` after the app has exited and the tree has drained; repeatable"},
+		{long: "hook-timeout", kind: kindValue, env: []string{"TEND_HOOK_TIMEOUT"},
+			usage: "bound each hook run by `DUR` (default 30s)"},
+		{long: "grace-period", kind: kindValue, env: []string{"TEND_GRACE_PERIOD"},
+			usage: "time from the start of a stop to SIGKILL, `DUR` (default 30s)"},
+		{long: "drain-timeout", kind: kindValue, env: []string{"TEND_DRAIN_TIMEOUT"},
+			usage: "time the rest of the tree gets after the app exits, `DUR` (default 3s)"},
+		{long: "version", kind: kindBool, usage: "print the version and exit"},
+	}
+}
+
+func envHelp(s flagSpec) string {
+	if len(s.env) == 0 {
+		return s.usage
+	}
+	return fmt.Sprintf("%s (env %s)", s.usage, strings.Join(s.env, ", "))
+}
+
+func cliFlags(specs []flagSpec) []cli.Flag {
+	var out []cli.Flag
+	for _, s := range specs {
+		var aliases []string
+		if s.short != "" {
+			aliases = []string{s.short}
+		}
+		switch s.kind {
+		case kindBool:
+			out = append(out, &cli.BoolFlag{Name: s.long, Aliases: aliases, Usage: envHelp(s)})
+		case kindCount:
+			out = append(out, &cli.BoolFlag{Name: s.long, Aliases: aliases, Usage: envHelp(s), Count: new(int)})
+		case kindValue:
+			out = append(out, &cli.StringFlag{Name: s.long, Aliases: aliases, Usage: envHelp(s)})
+		case kindList:
+			out = append(out, &cli.StringSliceFlag{Name: s.long, Aliases: aliases, Usage: envHelp(s)})
+		}
+	}
+	return out
+}
+
+// expandShort rewrites getopt-style short options into the one-flag-per-word
+// form that Go's flag package understands: "-sgvv" becomes "-s -g -v -v",
+// "-se3" becomes "-s -e 3". It stops at "--" or at the first non-option, so
+// the app's own arguments are never touched.
+func expandShort(args []string, specs []flagSpec) []string {
+	byShort := map[string]flagSpec{}
+	valuedLong := map[string]bool{}
+	for _, s := range specs {
+		if s.short != "" {
+			byShort[s.short] = s
+		}
+		takesValue := s.kind == kindValue || s.kind == kindList
+		valuedLong[s.long] = takesValue
+		if s.short != "" {
+			valuedLong[s.short] = takesValue
+		}
+	}
+	out := make([]string, 0, len(args))
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" || a == "-" || !strings.HasPrefix(a, "-") {
+			return append(out, args[i:]...)
+		}
+		name := strings.TrimLeft(a, "-")
+		if strings.HasPrefix(a, "--") || len(name) == 1 || strings.Contains(name, "=") {
+			out = append(out, a)
+			if !strings.Contains(name, "=") && valuedLong[name] && i+1 < len(args) {
+				i++
+				out = append(out, args[i])
+			}
+			continue
+		}
+		if _, ok := valuedLong[name]; ok { // a long name given with one dash
+			out = append(out, a)
+			if valuedLong[name] && i+1 < len(args) {
+				i++
+				out = append(out, args[i])
+			}
+			continue
+		}
+		for j := 0; j < len(name); j++ {
+			c := string(name[j])
+			s, ok := byShort[c]
+			if !ok || (s.kind != kindValue && s.kind != kindList) {
+				out = append(out, "-"+c) // an unknown letter is reported by cli
+				continue
+			}
+			out = append(out, "-"+c)
+			if rest := name[j+1:]; rest != "" {
+				out = append(out, rest)
+			} else if i+1 < len(args) {
+				i++
+				out = append(out, args[i])
+			}
+			break
+		}
+	}
+	return out
+}
+
+// values reads one flag from the command line, or else from its variables.
+type values struct {
+	c     *cli.Context
+	env   lookupEnv
+	specs []flagSpec
+}
+
+func (v values) spec(long string) flagSpec {
+	for _, s := range v.specs {
+		if s.long == long {
+			return s
+		}
+	}
+	return flagSpec{} // unreachable: every caller names a spec above
+}
+
+func (v values) boolean(long string) bool {
+	if v.c.IsSet(long) {
+		return v.c.Bool(long)
+	}
+	s := v.spec(long)
+	for _, name := range s.env {
+		val, ok := v.env(name)
+		if !ok {
+			continue
+		}
+		if s.presence[name] {
+			return true
+		}
+		b, err := strconv.ParseBool(strings.TrimSpace(val))
+		return err == nil && b
+	}
+	return false
+}
+
+func (v values) str(long string) (string, bool) {
+	if v.c.IsSet(long) {
+		return v.c.String(long), true
+	}
+	for _, name := range v.spec(long).env {
+		if val, ok := v.env(name); ok && val != "" {
+			return val, true
+		}
+	}
+	return "", false
+}
+
+func (v values) list(long string) []string {
+	if v.c.IsSet(long) {
+		return v.c.StringSlice(long)
+	}
+	s := v.spec(long)
+	for _, name := range s.env {
+		val, ok := v.env(name)
+		if !ok || strings.TrimSpace(val) == "" {
+			continue
+		}
+		if s.splitEnv == nil {
+			return []string{val}
+		}
+		return s.splitEnv(val)
+	}
+	return nil
+}
+
+// verbosity is 1 (warnings) plus one per -v; without -v, TEND_VERBOSITY or
+// TINI_VERBOSITY give the level as a number.
+func (v values) verbosity() (int, error) {
+	if v.c.IsSet("verbose") {
+		return levelWarn + v.c.Count("verbose"), nil
+	}
+	for _, name := range v.spec("verbose").env {
+		val, ok := v.env(name)
+		if !ok || strings.TrimSpace(val) == "" {
+			continue
+		}
+		n, err := strconv.Atoi(strings.TrimSpace(val))
+		if err != nil || n < 0 {
+			return 0, usagef("invalid %s value %q: want a number >= 0", name, val)
+		}
+		return n, nil
+	}
+	return levelWarn, nil
+}
+
+// duration reads a positive duration flag, or def when it is not given.
+func (v values) duration(long string, def time.Duration) (time.Duration, error) {
+	s, ok := v.str(long)
+	if !ok {
+		return def, nil
+	}
+	d, err := parseDuration(s)
+	if err != nil {
+		return 0, usagef("invalid --%s value %q: %v", long, s, err)
+	}
+	return d, nil
+}

@@ -1,0 +1,77 @@
+package hooks
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os/exec"
+	"time"
+
+	"github.com/tend-init/tend/reaper"
+	"golang.org/x/sys/unix"
+)
+
+// Starter starts a process and delivers its exit; *reaper.Reaper is the one
+// implementation in tend.
+type Starter interface {
+	Start(*exec.Cmd) (*reaper.Child, error)
+}
+
+// Result is the outcome of running one hook's commands.
+type Result struct {
+	Hook     string
+	Err      error // nil on success
+	Duration time.Duration
+}
+
+// ErrTimeout marks a command killed at the hook timeout.
+var ErrTimeout = errors.New("timed out")
+
+// Run runs cmds one after another and stops at the first failure. Each
+// command is bounded by timeout; cancelling ctx (a stop that overtakes a
+// post-start, or the grace deadline) kills the running command's group.
+func Run(ctx context.Context, s Starter, hook string, cmds []Command, env []string, timeout time.Duration) Result {
+	start := time.Now()
+	for i, c := range cmds {
+		if err := runOne(ctx, s, c, env, timeout); err != nil {
+			if len(cmds) > 1 {
+				err = fmt.Errorf("command %d of %d (%s): %w", i+1, len(cmds), c, err)
+			} else {
+				err = fmt.Errorf("%s: %w", c, err)
+			}
+			return Result{Hook: hook, Err: err, Duration: time.Since(start)}
+		}
+	}
+	return Result{Hook: hook, Duration: time.Since(start)}
+}
+
+func runOne(ctx context.Context, s Starter, c Command, env []string, timeout time.Duration) error {
+	cmd, err := c.Cmd(env)
+	if err != nil {
+		return err
+	}
+	child, err := s.Start(cmd)
+	if err != nil {
+		return err
+	}
+	defer child.Release()
+	timer := time.NewTimer(timeout)
+	defer timer.Stop()
+	var cause error
+	select {
+	case e := <-child.Done():
+		if code := e.Code(); code != 0 {
+			return fmt.Errorf("exit code %d", code)
+		}
+		return nil
+	case <-timer.C:
+		cause = fmt.Errorf("%w after %s", ErrTimeout, timeout)
+	case <-ctx.Done():
+		cause = context.Cause(ctx)
+	}
+	// The hook leads its own group and has not been reaped yet, so its
+	// pgid still names exactly its tree.
+	_ = unix.Kill(-child.Pid, unix.SIGKILL) // ESRCH: the group is already gone
+	<-child.Done()
+	return cause
+}

@@ -1,0 +1,146 @@
+// Package reaper owns wait4(-1). It is the only code in tend that collects
+// exit statuses: whoever starts a process subscribes to its exit through
+// Start, before the process can possibly exit, and receives the status on a
+// channel. Everything else that is reaped is an orphan, reported to the
+// caller of Reap.
+package reaper
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"sync"
+
+	"golang.org/x/sys/unix"
+)
+
+// Exit is one reaped process and its wait status.
+type Exit struct {
+	Pid    int
+	Status unix.WaitStatus
+}
+
+// Code maps a wait status to the shell convention: the exit status, or
+// 128+N for a death by signal N.
+func (e Exit) Code() int {
+	switch {
+	case e.Status.Exited():
+		return e.Status.ExitStatus()
+	case e.Status.Signaled():
+		return 128 + int(e.Status.Signal())
+	}
+	// wait4 without WUNTRACED/WCONTINUED reports only terminations, so this
+	// is unreachable; 255 keeps a bogus status from looking like success.
+	return 255
+}
+
+// Reaper serialises process start and wait4(-1). Its zero value is not
+// usable; build exactly one with New, in main.
+type Reaper struct {
+	// mu spans cmd.Start plus the subscription, and every wait4 call, so a
+	// child that exits before Start returns is still matched to its
+	// subscriber rather than being mistaken for an orphan.
+	mu   sync.Mutex
+	subs map[int]chan Exit
+}
+
+// New returns the reaper. There must be only one per process.
+func New() *Reaper {
+	return &Reaper{subs: make(map[int]chan Exit)}
+}
+
+// Child is a process started through the reaper.
+type Child struct {
+	Pid  int
+	proc *os.Process
+	done chan Exit
+}
+
+// Done delivers the child's exit exactly once, after the reaper collects it.
+func (c *Child) Done() <-chan Exit { return c.done }
+
+// Signal sends sig through the pidfd-backed os.Process, so a pid recycled
+// after the reaper collected the child is never hit. A child that is already
+// gone counts as success: the caller's intent is moot.
+func (c *Child) Signal(sig os.Signal) error {
+	err := c.proc.Signal(sig)
+	if err == nil || errors.Is(err, os.ErrProcessDone) || errors.Is(err, unix.ESRCH) {
+		return nil
+	}
+	return err
+}
+
+// Release frees the pidfd that os.Process holds. Call it once Done has
+// delivered; os/exec's Wait is never used, because its status would race
+// with wait4(-1).
+func (c *Child) Release() {
+	_ = c.proc.Release() // only fails if already released, which is harmless
+}
+
+// ErrStdio reports a Cmd whose stdio would make os/exec start copying
+// goroutines, which only cmd.Wait could join.
+var ErrStdio = errors.New("reaper: stdio must be nil or *os.File")
+
+// Start starts cmd and subscribes to its exit. Its stdio must be nil or
+// *os.File: any other reader or writer makes os/exec start goroutines that
+// only cmd.Wait would join, and Wait must never be called here.
+func (r *Reaper) Start(cmd *exec.Cmd) (*Child, error) {
+	for _, f := range []any{cmd.Stdin, cmd.Stdout, cmd.Stderr} {
+		if !fileOrNil(f) {
+			return nil, ErrStdio
+		}
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if err := cmd.Start(); err != nil {
+		// On an exec failure os/exec has already collected the child
+		// itself; wait4(-1) could not run meanwhile because we hold mu.
+		return nil, err
+	}
+	c := &Child{Pid: cmd.Process.Pid, proc: cmd.Process, done: make(chan Exit, 1)}
+	r.subs[c.Pid] = c.done
+	return c, nil
+}
+
+func fileOrNil(v any) bool {
+	switch f := v.(type) {
+	case nil:
+		return true
+	case *os.File:
+		return f != nil
+	}
+	return false
+}
+
+// Reap collects every child that has exited, until wait4 reports that none
+// is left to collect. Signals coalesce, so one SIGCHLD may stand for many
+// exits: call Reap on every SIGCHLD and once after starting the app.
+//
+// Subscribed exits go to their Child; the rest are returned as orphans.
+// none is true when tend has no children left at all (ECHILD).
+func (r *Reaper) Reap() (orphans []Exit, none bool, err error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for {
+		var ws unix.WaitStatus
+		pid, werr := unix.Wait4(-1, &ws, unix.WNOHANG, nil)
+		switch {
+		case errors.Is(werr, unix.EINTR):
+			continue
+		case errors.Is(werr, unix.ECHILD):
+			return orphans, true, nil
+		case werr != nil:
+			return orphans, false, fmt.Errorf("wait4: %w", werr)
+		case pid <= 0:
+			return orphans, false, nil
+		}
+		e := Exit{Pid: pid, Status: ws}
+		if ch, ok := r.subs[pid]; ok {
+			delete(r.subs, pid)
+			ch <- e // buffered 1 and each pid is reaped once: never blocks
+			continue
+		}
+		orphans = append(orphans, e)
+	}
+}

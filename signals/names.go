@@ -1,0 +1,141 @@
+// Package signals decides which signals tend forwards and how, and sets up
+// their delivery around the Go runtime's pitfalls: SIGURG is the runtime's
+// own preemption signal, SIGCHLD only triggers reaping, SIGPIPE must not kill
+// PID 1, and SIGHUP/SIGINT/SIGTERM kill a Go process that has no handler.
+package signals
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"golang.org/x/sys/unix"
+)
+
+// rtMin is the first realtime signal an application may use. glibc and the
+// Go runtime reserve 32 and 33, so SIGRTMIN is 34 as seen by programs.
+const (
+	rtMin = 34
+	rtMax = 64
+)
+
+// Forwarded lists the signals tend passes on to the app: tini's set, plus
+// every application realtime signal. URG, CHLD and PIPE are deliberately
+// absent: the runtime preempts goroutines with URG, CHLD means "reap", and a
+// PIPE is about tend's own writes.
+func Forwarded() []unix.Signal {
+	s := []unix.Signal{
+		unix.SIGHUP, unix.SIGINT, unix.SIGQUIT, unix.SIGTERM,
+		unix.SIGUSR1, unix.SIGUSR2, unix.SIGALRM, unix.SIGCONT,
+		unix.SIGTSTP, unix.SIGWINCH, unix.SIGPROF, unix.SIGXCPU,
+		unix.SIGVTALRM,
+	}
+	for n := rtMin; n <= rtMax; n++ {
+		s = append(s, unix.Signal(n))
+	}
+	return s
+}
+
+// Name returns the conventional name of sig, such as "SIGTERM" or
+// "SIGRTMIN+3".
+func Name(sig unix.Signal) string {
+	n := int(sig)
+	switch {
+	case n == rtMin:
+		return "SIGRTMIN"
+	case n > rtMin && n <= rtMax:
+		return fmt.Sprintf("SIGRTMIN+%d", n-rtMin)
+	}
+	if name := unix.SignalName(sig); name != "" {
+		return name
+	}
+	return strconv.Itoa(n)
+}
+
+// Parse reads a signal given as a name ("SIGTERM", "TERM", "sigterm",
+// "RTMIN+2", "SIGRTMAX-1") or a number ("15"). Zero is not a signal.
+func Parse(s string) (unix.Signal, error) {
+	if n, err := strconv.Atoi(s); err == nil {
+		if n < 1 || n > rtMax {
+			return 0, fmt.Errorf("signal number %d out of range 1..%d", n, rtMax)
+		}
+		return unix.Signal(n), nil
+	}
+	name := strings.ToUpper(strings.TrimSpace(s))
+	if !strings.HasPrefix(name, "SIG") {
+		name = "SIG" + name
+	}
+	if sig, ok := parseRealtime(name); ok {
+		return sig, nil
+	}
+	if sig := unix.SignalNum(name); sig != 0 {
+		return sig, nil
+	}
+	return 0, fmt.Errorf("unknown signal %q", s)
+}
+
+// parseRealtime reads SIGRTMIN, SIGRTMIN+N, SIGRTMAX and SIGRTMAX-N.
+func parseRealtime(name string) (unix.Signal, bool) {
+	base, sign := 0, 1
+	rest := ""
+	switch {
+	case strings.HasPrefix(name, "SIGRTMIN"):
+		base, rest = rtMin, strings.TrimPrefix(name, "SIGRTMIN")
+	case strings.HasPrefix(name, "SIGRTMAX"):
+		base, rest, sign = rtMax, strings.TrimPrefix(name, "SIGRTMAX"), -1
+	default:
+		return 0, false
+	}
+	off := 0
+	if rest != "" {
+		want := "+"
+		if sign < 0 {
+			want = "-"
+		}
+		if !strings.HasPrefix(rest, want) {
+			return 0, false
+		}
+		n, err := strconv.Atoi(rest[1:])
+		if err != nil || n < 0 {
+			return 0, false
+		}
+		off = n
+	}
+	n := base + sign*off
+	if n < rtMin || n > rtMax {
+		return 0, false
+	}
+	return unix.Signal(n), true
+}
+
+// Rewrite maps a received signal to the one forwarded. A target of 0 drops
+// the signal. It mirrors dumb-init's --rewrite.
+type Rewrite map[unix.Signal]unix.Signal
+
+// ParseRewrite reads one rule, FROM:TO, with names or numbers on either
+// side; TO may be 0 to drop FROM.
+func ParseRewrite(rule string) (from, to unix.Signal, err error) {
+	a, b, ok := strings.Cut(rule, ":")
+	if !ok || a == "" || b == "" {
+		return 0, 0, fmt.Errorf("rewrite rule %q: want FROM:TO", rule)
+	}
+	if from, err = Parse(a); err != nil {
+		return 0, 0, fmt.Errorf("rewrite rule %q: %w", rule, err)
+	}
+	if strings.TrimSpace(b) == "0" {
+		return from, 0, nil
+	}
+	if to, err = Parse(b); err != nil {
+		return 0, 0, fmt.Errorf("rewrite rule %q: %w", rule, err)
+	}
+	return from, to, nil
+}
+
+// Apply returns what to forward for sig, and false when the rule drops it.
+func (r Rewrite) Apply(sig unix.Signal) (unix.Signal, bool) {
+	to, ok := r[sig]
+	if !ok {
+		return sig, true
+	}
+	return to, to != 0
+}

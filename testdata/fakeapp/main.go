@@ -1,0 +1,289 @@
+// Command fakeapp is a small, static test app that tend's tests run under
+// tend. Each mode does one thing a real app might do and prints what it saw,
+// so tests can assert on it. It is built with CGO_ENABLED=0 so it also runs
+// in scratch images and chroots with nothing else in them.
+//
+//	fakeapp exit N             exit with code N
+//	fakeapp killself SIG       die by signal SIG
+//	fakeapp info               print pid, ppid, pgid, args, cwd, env, signal masks, tty
+//	fakeapp cat                copy stdin to stdout, then exit 0
+//	fakeapp signals EXITSIG N  print "got SIG" for every signal, exit N on EXITSIG ("none": never)
+//	fakeapp ignore SIG... -- MODE ARGS  ignore SIGs, then run MODE
+//	fakeapp sleep DUR          sleep, then exit 0
+//	fakeapp spawn N            start N children that all exit when this process exits
+//	fakeapp storm N            run "spawn N", then wait until /proc shows no zombie and none of them left
+//	fakeapp zombies            print the number of zombies in /proc
+//	fakeapp eofwait            read stdin until EOF, then exit 0
+//	fakeapp daemon FILE        fork a child that ignores TERM, write its pid to FILE, exit 0
+//	fakeapp writeclosed        write to a closed stdout repeatedly, then exit 0
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+func main() {
+	if len(os.Args) < 2 {
+		fmt.Fprintln(os.Stderr, "usage: fakeapp MODE [ARGS]")
+		os.Exit(2)
+	}
+	os.Exit(dispatch(os.Args[1], os.Args[2:]))
+}
+
+func dispatch(mode string, args []string) int {
+	switch mode {
+	case "exit":
+		return atoi(arg(args, 0))
+	case "killself":
+		sig := parseSig(arg(args, 0))
+		signal.Reset(sig)
+		_ = syscall.Kill(os.Getpid(), sig)
+		time.Sleep(5 * time.Second)
+		return 99
+	case "info":
+		return info(args)
+	case "cat":
+		_, _ = io.Copy(os.Stdout, os.Stdin)
+		return 0
+	case "signals":
+		return signals(arg(args, 0), atoi(arg(args, 1)))
+	case "ignore":
+		return ignore(args)
+	case "sleep":
+		d, _ := time.ParseDuration(arg(args, 0))
+		time.Sleep(d)
+		return 0
+	case "spawn":
+		return spawn(atoi(arg(args, 0)))
+	case "storm":
+		return storm(atoi(arg(args, 0)))
+	case "zombies":
+		z, _ := countProcs()
+		fmt.Println(z)
+		return 0
+	case "eofwait":
+		_, _ = io.Copy(io.Discard, os.Stdin)
+		return 0
+	case "daemon":
+		return daemon(arg(args, 0))
+	case "writeclosed":
+		_ = os.Stdout.Close()
+		_ = os.Stderr.Close()
+		return 0
+	}
+	fmt.Fprintln(os.Stderr, "fakeapp: unknown mode", mode)
+	return 2
+}
+
+func arg(args []string, i int) string {
+	if i < len(args) {
+		return args[i]
+	}
+	return ""
+}
+
+func atoi(s string) int {
+	n, _ := strconv.Atoi(s)
+	return n
+}
+
+func parseSig(s string) syscall.Signal {
+	if n, err := strconv.Atoi(s); err == nil {
+		return syscall.Signal(n)
+	}
+	s = strings.TrimPrefix(strings.ToUpper(s), "SIG")
+	for n := 1; n < 65; n++ {
+		if strings.TrimPrefix(strings.ToUpper(syscall.Signal(n).String()), "SIG") == s || sigName(syscall.Signal(n)) == "SIG"+s {
+			return syscall.Signal(n)
+		}
+	}
+	return 0
+}
+
+// names holds the signals fakeapp can name; realtime ones print as numbers.
+var names = map[syscall.Signal]string{
+	syscall.SIGHUP: "SIGHUP", syscall.SIGINT: "SIGINT", syscall.SIGQUIT: "SIGQUIT",
+	syscall.SIGTERM: "SIGTERM", syscall.SIGUSR1: "SIGUSR1", syscall.SIGUSR2: "SIGUSR2",
+	syscall.SIGALRM: "SIGALRM", syscall.SIGCONT: "SIGCONT", syscall.SIGTSTP: "SIGTSTP",
+	syscall.SIGWINCH: "SIGWINCH", syscall.SIGPROF: "SIGPROF", syscall.SIGXCPU: "SIGXCPU",
+	syscall.SIGVTALRM: "SIGVTALRM", syscall.SIGURG: "SIGURG", syscall.SIGPIPE: "SIGPIPE",
+	syscall.SIGCHLD: "SIGCHLD", syscall.SIGKILL: "SIGKILL", syscall.SIGTTIN: "SIGTTIN",
+	syscall.SIGTTOU: "SIGTTOU", syscall.SIGSEGV: "SIGSEGV",
+}
+
+func sigName(s syscall.Signal) string {
+	if n, ok := names[s]; ok {
+		return n
+	}
+	return strconv.Itoa(int(s))
+}
+
+func info(args []string) int {
+	wd, _ := os.Getwd()
+	fmt.Printf("pid=%d\n", os.Getpid())
+	fmt.Printf("ppid=%d\n", os.Getppid())
+	pgid, _ := syscall.Getpgid(0)
+	fmt.Printf("pgid=%d\n", pgid)
+	fmt.Printf("args=%s\n", strings.Join(args, "|"))
+	fmt.Printf("cwd=%s\n", wd)
+	fmt.Printf("env_FAKE=%s\n", os.Getenv("FAKE"))
+	if st, err := os.ReadFile("/proc/self/status"); err == nil {
+		for _, l := range strings.Split(string(st), "\n") {
+			if strings.HasPrefix(l, "SigIgn:") || strings.HasPrefix(l, "SigBlk:") {
+				k, v, _ := strings.Cut(l, ":")
+				fmt.Printf("%s=%s\n", k, strings.TrimSpace(v))
+			}
+		}
+	}
+	if stat, err := os.ReadFile("/proc/self/stat"); err == nil {
+		// Field 8 (tpgid) is the terminal's foreground group, after the
+		// parenthesised command name.
+		f := strings.Fields(string(stat[strings.LastIndexByte(string(stat), ')')+2:]))
+		if len(f) > 5 {
+			fmt.Printf("tpgid=%s\n", f[5])
+		}
+	}
+	return 0
+}
+
+func signals(exitOn string, code int) int {
+	c := make(chan os.Signal, 128)
+	var all []os.Signal
+	for n := 1; n < 65; n++ {
+		s := syscall.Signal(n)
+		if s == syscall.SIGKILL || s == syscall.SIGSTOP || n == 32 || n == 33 {
+			continue
+		}
+		if signal.Ignored(s) {
+			continue
+		}
+		all = append(all, s)
+	}
+	signal.Notify(c, all...)
+	w := bufio.NewWriter(os.Stdout)
+	fmt.Fprintln(w, "ready")
+	_ = w.Flush()
+	for s := range c {
+		name := sigName(s.(syscall.Signal))
+		if name == "SIGURG" || name == "SIGCHLD" {
+			continue // the Go runtime and our own children produce these
+		}
+		fmt.Fprintf(w, "got %s\n", name)
+		_ = w.Flush()
+		if name == exitOn || strings.TrimPrefix(name, "SIG") == exitOn {
+			return code
+		}
+	}
+	return 0
+}
+
+func ignore(args []string) int {
+	i := 0
+	for ; i < len(args) && args[i] != "--"; i++ {
+		signal.Ignore(parseSig(args[i]))
+	}
+	if i+1 >= len(args) {
+		return 2
+	}
+	return dispatch(args[i+1], args[i+2:])
+}
+
+// spawn starts n children that block on a pipe whose only writer is this
+// process, then exits: the children become orphans, and all of them exit
+// in the same instant, when the kernel closes the pipe.
+func spawn(n int) int {
+	r, w, err := os.Pipe()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	self, _ := os.Executable()
+	for i := 0; i < n; i++ {
+		attr := &syscall.ProcAttr{Files: []uintptr{r.Fd(), 1, 2}}
+		if _, err := syscall.ForkExec(self, []string{"fakeapp", "eofwait"}, attr); err != nil {
+			fmt.Fprintln(os.Stderr, "fork:", err)
+			return 1
+		}
+	}
+	_ = w // exiting closes the last write end
+	return 0
+}
+
+// storm runs "spawn n" and waits for tend to reap every orphan it leaves.
+func storm(n int) int {
+	self, _ := os.Executable()
+	start := time.Now()
+	p, err := os.StartProcess(self, []string{"fakeapp", "spawn", strconv.Itoa(n)}, &os.ProcAttr{Files: []*os.File{nil, os.Stdout, os.Stderr}})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	if st, err := p.Wait(); err != nil || !st.Success() {
+		fmt.Fprintln(os.Stderr, "spawn failed:", err, st)
+		return 1
+	}
+	handed := time.Now()
+	deadline := handed.Add(30 * time.Second)
+	for time.Now().Before(deadline) {
+		zombies, eof := countProcs()
+		if zombies == 0 && eof == 0 {
+			fmt.Printf("storm n=%d spawn=%s reaped=%s\n", n, handed.Sub(start), time.Since(handed))
+			return 0
+		}
+		time.Sleep(time.Millisecond)
+	}
+	z, e := countProcs()
+	fmt.Printf("storm n=%d timeout zombies=%d left=%d\n", n, z, e)
+	return 1
+}
+
+// countProcs counts zombies, and live "eofwait" children, in /proc.
+func countProcs() (zombies, eofwait int) {
+	ents, _ := os.ReadDir("/proc")
+	for _, e := range ents {
+		if _, err := strconv.Atoi(e.Name()); err != nil {
+			continue
+		}
+		stat, err := os.ReadFile("/proc/" + e.Name() + "/stat")
+		if err != nil {
+			continue
+		}
+		s := string(stat)
+		i := strings.LastIndexByte(s, ')')
+		if i < 0 || i+2 >= len(s) {
+			continue
+		}
+		if s[i+2] == 'Z' {
+			zombies++
+			continue
+		}
+		if cmd, err := os.ReadFile("/proc/" + e.Name() + "/cmdline"); err == nil && strings.Contains(string(cmd), "eofwait") {
+			eofwait++
+		}
+	}
+	return zombies, eofwait
+}
+
+// daemon leaves behind a child that ignores TERM, like a badly written
+// background helper, and records its pid.
+func daemon(file string) int {
+	self, _ := os.Executable()
+	p, err := os.StartProcess(self, []string{"fakeapp", "ignore", "TERM", "--", "sleep", "1h"}, &os.ProcAttr{Files: []*os.File{nil, nil, os.Stderr}})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	if err := os.WriteFile(file, []byte(strconv.Itoa(p.Pid)), 0o644); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	return 0
+}
