@@ -113,54 +113,56 @@ func cliFlags(specs []flagSpec) []cli.Flag {
 	return out
 }
 
-// expandShort rewrites getopt-style short options into the one-flag-per-word
-// form that Go's flag package understands: "-sgvv" becomes "-s -g -v -v",
-// "-se3" becomes "-s -e 3". It stops at "--" or at the first non-option, so
-// the app's own arguments are never touched.
+// expandShort rewrites getopt-style options into the one-flag-per-word,
+// long-name form that Go's flag package and cli understand: "-sgvv" becomes
+// "--subreaper --kill-group --verbose --verbose", "-se3" becomes
+// "--subreaper --remap-exit 3". Long names also keep cli from refusing a
+// repeated flag given once by its short and once by its long name. It stops
+// at "--" or at the first non-option, so the app's arguments are untouched.
 func expandShort(args []string, specs []flagSpec) []string {
-	byShort := map[string]flagSpec{}
-	valuedLong := map[string]bool{}
+	byName := map[string]flagSpec{}
 	for _, s := range specs {
+		byName[s.long] = s
 		if s.short != "" {
-			byShort[s.short] = s
-		}
-		takesValue := s.kind == kindValue || s.kind == kindList
-		valuedLong[s.long] = takesValue
-		if s.short != "" {
-			valuedLong[s.short] = takesValue
+			byName[s.short] = s
 		}
 	}
+	takesValue := func(s flagSpec) bool { return s.kind == kindValue || s.kind == kindList }
 	out := make([]string, 0, len(args))
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		if a == "--" || a == "-" || !strings.HasPrefix(a, "-") {
 			return append(out, args[i:]...)
 		}
-		name := strings.TrimLeft(a, "-")
-		if strings.HasPrefix(a, "--") || len(name) == 1 || strings.Contains(name, "=") {
-			out = append(out, a)
-			if !strings.Contains(name, "=") && valuedLong[name] && i+1 < len(args) {
-				i++
-				out = append(out, args[i])
-			}
-			continue
-		}
-		if _, ok := valuedLong[name]; ok { // a long name given with one dash
-			out = append(out, a)
-			if valuedLong[name] && i+1 < len(args) {
-				i++
-				out = append(out, args[i])
-			}
-			continue
-		}
-		for j := 0; j < len(name); j++ {
-			c := string(name[j])
-			s, ok := byShort[c]
-			if !ok || (s.kind != kindValue && s.kind != kindList) {
-				out = append(out, "-"+c) // an unknown letter is reported by cli
+		name, val, hasVal := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		s, known := byName[name]
+		if strings.HasPrefix(a, "--") || hasVal || len(name) == 1 || known {
+			if !known {
+				out = append(out, a) // cli reports it
 				continue
 			}
-			out = append(out, "-"+c)
+			out = append(out, "--"+s.long)
+			switch {
+			case hasVal:
+				out = append(out, val)
+			case takesValue(s) && i+1 < len(args):
+				i++
+				out = append(out, args[i])
+			}
+			continue
+		}
+		// A cluster of short flags; a valued one takes the rest of the
+		// word, or else the next word.
+		for j := 0; j < len(name); j++ {
+			s, ok := byName[string(name[j])]
+			if !ok {
+				out = append(out, "-"+string(name[j])) // cli reports it
+				continue
+			}
+			out = append(out, "--"+s.long)
+			if !takesValue(s) {
+				continue
+			}
 			if rest := name[j+1:]; rest != "" {
 				out = append(out, rest)
 			} else if i+1 < len(args) {

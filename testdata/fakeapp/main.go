@@ -10,7 +10,7 @@
 //	fakeapp signals EXITSIG N  print "got SIG" for every signal, exit N on EXITSIG ("none": never)
 //	fakeapp ignore SIG... -- MODE ARGS  ignore SIGs, then run MODE
 //	fakeapp sleep DUR          sleep, then exit 0
-//	fakeapp spawn N            start N children that all exit when this process exits
+//	fakeapp spawn N [CODE]     start N children that all exit when this process exits; exit CODE (-SIG: die by SIG)
 //	fakeapp storm N            run "spawn N", then wait until /proc shows no zombie and none of them left
 //	fakeapp zombies            print the number of zombies in /proc
 //	fakeapp eofwait            read stdin until EOF, then exit 0
@@ -28,6 +28,7 @@ import (
 	"strings"
 	"syscall"
 	"time"
+	"unsafe"
 )
 
 func main() {
@@ -43,11 +44,7 @@ func dispatch(mode string, args []string) int {
 	case "exit":
 		return atoi(arg(args, 0))
 	case "killself":
-		sig := parseSig(arg(args, 0))
-		signal.Reset(sig)
-		_ = syscall.Kill(os.Getpid(), sig)
-		time.Sleep(5 * time.Second)
-		return 99
+		return killself(parseSig(arg(args, 0)))
 	case "info":
 		return info(args)
 	case "cat":
@@ -62,7 +59,13 @@ func dispatch(mode string, args []string) int {
 		time.Sleep(d)
 		return 0
 	case "spawn":
-		return spawn(atoi(arg(args, 0)))
+		if rc := spawn(atoi(arg(args, 0))); rc != 0 {
+			return rc
+		}
+		if c := arg(args, 1); strings.HasPrefix(c, "-") {
+			return dispatch("killself", []string{c[1:]})
+		}
+		return atoi(arg(args, 1))
 	case "storm":
 		return storm(atoi(arg(args, 0)))
 	case "zombies":
@@ -124,6 +127,21 @@ func sigName(s syscall.Signal) string {
 		return n
 	}
 	return strconv.Itoa(int(s))
+}
+
+// killself dies by sig. The Go runtime keeps its own handler for most
+// signals even after signal.Reset, and ignores e.g. SIGUSR1 there, so the
+// default action is restored with a raw rt_sigaction first.
+func killself(sig syscall.Signal) int {
+	var act [4]uint64 // struct sigaction, all zero: SIG_DFL, no flags, empty mask
+	_, _, errno := syscall.RawSyscall6(syscall.SYS_RT_SIGACTION, uintptr(sig), uintptr(unsafe.Pointer(&act)), 0, 8, 0, 0)
+	if errno != 0 && sig != syscall.SIGKILL && sig != syscall.SIGSTOP {
+		fmt.Fprintln(os.Stderr, "rt_sigaction:", errno)
+		return 98
+	}
+	_ = syscall.Kill(os.Getpid(), sig)
+	time.Sleep(5 * time.Second)
+	return 99
 }
 
 func info(args []string) int {

@@ -1,0 +1,220 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+func envOf(kv ...string) lookupEnv {
+	m := map[string]string{}
+	for i := 0; i+1 < len(kv); i += 2 {
+		m[kv[i]] = kv[i+1]
+	}
+	return func(k string) (string, bool) { v, ok := m[k]; return v, ok }
+}
+
+func mustParse(t *testing.T, env lookupEnv, args ...string) *config {
+	t.Helper()
+	cfg, err := parseConfig(append([]string{"tend"}, args...), env, &bytes.Buffer{})
+	if err != nil {
+		t.Fatalf("parse %q: %v", args, err)
+	}
+	return cfg
+}
+
+func remaps(cfg *config) []int {
+	var out []int
+	for i, on := range cfg.RemapExit {
+		if on {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+func TestParseFlags(t *testing.T) {
+	type want struct {
+		sub, group, warn bool
+		verb             int
+		remap            []int
+		pdeath           unix.Signal
+		args             []string
+	}
+	cases := []struct {
+		name string
+		args []string
+		env  lookupEnv
+		want want
+	}{
+		{"defaults", []string{"app"}, envOf(), want{verb: 1, args: []string{"app"}}},
+		{"pause mode", nil, envOf(), want{verb: 1}},
+		{"dashdash", []string{"--", "app", "-s"}, envOf(), want{verb: 1, args: []string{"app", "-s"}}},
+		{"stops at first non-option", []string{"echo", "-v"}, envOf(), want{verb: 1, args: []string{"echo", "-v"}}},
+		{"combined -sg", []string{"-sg", "app"}, envOf(), want{sub: true, group: true, verb: 1, args: []string{"app"}}},
+		{"combined -sgvv", []string{"-sgvv", "app"}, envOf(), want{sub: true, group: true, verb: 3, args: []string{"app"}}},
+		{"combined -se 3", []string{"-se", "3", "app"}, envOf(), want{sub: true, verb: 1, remap: []int{3}, args: []string{"app"}}},
+		{"attached -se3", []string{"-se3", "app"}, envOf(), want{sub: true, verb: 1, remap: []int{3}, args: []string{"app"}}},
+		{"repeated -e", []string{"-e", "143", "-e", "0", "--remap-exit=7", "app"}, envOf(), want{verb: 1, remap: []int{0, 7, 143}, args: []string{"app"}}},
+		{"long names", []string{"--subreaper", "--kill-group", "--warn-on-reap", "--verbose", "app"}, envOf(), want{sub: true, group: true, warn: true, verb: 2, args: []string{"app"}}},
+		{"-vvv", []string{"-vvv", "app"}, envOf(), want{verb: 4, args: []string{"app"}}},
+		{"-p SIGKILL", []string{"-p", "SIGKILL", "app"}, envOf(), want{verb: 1, pdeath: unix.SIGKILL, args: []string{"app"}}},
+		{"TINI_SUBREAPER empty", []string{"app"}, envOf("TINI_SUBREAPER", ""), want{sub: true, verb: 1, args: []string{"app"}}},
+		{"TINI_KILL_PROCESS_GROUP empty", []string{"app"}, envOf("TINI_KILL_PROCESS_GROUP", ""), want{group: true, verb: 1, args: []string{"app"}}},
+		{"TEND_SUBREAPER=1", []string{"app"}, envOf("TEND_SUBREAPER", "1"), want{sub: true, verb: 1, args: []string{"app"}}},
+		{"TEND_SUBREAPER=0 beats TINI", []string{"app"}, envOf("TEND_SUBREAPER", "0", "TINI_SUBREAPER", ""), want{verb: 1, args: []string{"app"}}},
+		{"TINI_VERBOSITY", []string{"app"}, envOf("TINI_VERBOSITY", "3"), want{verb: 3, args: []string{"app"}}},
+		{"TINI_VERBOSITY=0 silences", []string{"app"}, envOf("TINI_VERBOSITY", "0"), want{verb: 0, args: []string{"app"}}},
+		{"-v beats env", []string{"-v", "app"}, envOf("TINI_VERBOSITY", "0"), want{verb: 2, args: []string{"app"}}},
+		{"TEND_REMAP_EXIT list", []string{"app"}, envOf("TEND_REMAP_EXIT", "143, 130"), want{verb: 1, remap: []int{130, 143}, args: []string{"app"}}},
+		{"TEND_PDEATHSIG", []string{"app"}, envOf("TEND_PDEATHSIG", "SIGUSR1"), want{verb: 1, pdeath: unix.SIGUSR1, args: []string{"app"}}},
+		{"TEND_WARN_ON_REAP", []string{"app"}, envOf("TEND_WARN_ON_REAP", "true"), want{warn: true, verb: 1, args: []string{"app"}}},
+		{"app named help", []string{"help"}, envOf(), want{verb: 1, args: []string{"help"}}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			cfg := mustParse(t, c.env, c.args...)
+			got := want{cfg.Subreaper, cfg.KillGroup, cfg.WarnOnReap, cfg.Verbosity, remaps(cfg), cfg.Pdeathsig, cfg.Args}
+			if len(got.args) == 0 {
+				got.args = nil
+			}
+			if !reflect.DeepEqual(got, c.want) {
+				t.Fatalf("got %+v\nwant %+v", got, c.want)
+			}
+		})
+	}
+}
+
+func TestParseRejects(t *testing.T) {
+	cases := []struct {
+		args []string
+		env  lookupEnv
+		msg  string
+	}{
+		{[]string{"-e", "300", "app"}, envOf(), "300"},
+		{[]string{"-e", "abc", "app"}, envOf(), "abc"},
+		{[]string{"-e", "-1", "app"}, envOf(), "-1"},
+		{[]string{"-x", "app"}, envOf(), "-x"},
+		{[]string{"--bogus", "app"}, envOf(), "bogus"},
+		{[]string{"-p", "SIGNOPE", "app"}, envOf(), "SIGNOPE"},
+		{[]string{"-r", "TERM", "app"}, envOf(), "TERM"},
+		{[]string{"-r", "TERM:NOPE", "app"}, envOf(), "NOPE"},
+		{[]string{"-r", "99:1", "app"}, envOf(), "99"},
+		{[]string{"app"}, envOf("TEND_REMAP_EXIT", "256"), "256"},
+		{[]string{"app"}, envOf("TINI_VERBOSITY", "loud"), "TINI_VERBOSITY"},
+		{[]string{"--post-start", "", "app"}, envOf(), "post-start"},
+		{[]string{"--pre-stop", "  ", "app"}, envOf(), "pre-stop"},
+		{[]string{"--post-stop", `["a",`, "app"}, envOf(), "post-stop"},
+		{[]string{"--post-start", `[1,2]`, "app"}, envOf(), "post-start"},
+		{[]string{"--post-start", `[]`, "app"}, envOf(), "post-start"},
+		{[]string{"--hook-timeout", "soon", "app"}, envOf(), "soon"},
+		{[]string{"--grace-period", "-5s", "app"}, envOf(), "-5s"},
+		{[]string{"--drain-timeout", "0", "app"}, envOf(), "drain-timeout"},
+		{[]string{"app"}, envOf("TEND_GRACE_PERIOD", "later"), "later"},
+	}
+	for _, c := range cases {
+		t.Run(strings.Join(c.args, " "), func(t *testing.T) {
+			_, err := parseConfig(append([]string{"tend"}, c.args...), c.env, &bytes.Buffer{})
+			var ue *usageError
+			if !errors.As(err, &ue) {
+				t.Fatalf("want a usage error, got %v", err)
+			}
+			if !strings.Contains(err.Error(), c.msg) || strings.Contains(err.Error(), "\n") {
+				t.Fatalf("error %q should be one line naming %q", err, c.msg)
+			}
+			if exitCode(err, &bytes.Buffer{}) != 1 {
+				t.Fatalf("usage errors must exit 1")
+			}
+		})
+	}
+}
+
+func TestHelpAndVersion(t *testing.T) {
+	for _, args := range [][]string{{"-h"}, {"--help"}} {
+		var out bytes.Buffer
+		_, err := parseConfig(append([]string{"tend"}, args...), envOf(), &out)
+		if !errors.Is(err, errHandled) || exitCode(err, &bytes.Buffer{}) != 0 {
+			t.Fatalf("%v: want handled, got %v", args, err)
+		}
+		for _, flag := range []string{"--subreaper", "--remap-exit", "--kill-group", "--pdeathsig", "--warn-on-reap", "--verbose", "--rewrite-signal", "--pre-stop"} {
+			if !strings.Contains(out.String(), flag) {
+				t.Errorf("help lacks %s:\n%s", flag, out.String())
+			}
+		}
+	}
+	var out bytes.Buffer
+	_, err := parseConfig([]string{"tend", "--version"}, envOf(), &out)
+	if !errors.Is(err, errHandled) || out.String() != "tend "+version+"\n" {
+		t.Fatalf("version: %v %q", err, out.String())
+	}
+}
+
+func TestParseRewriteAndHooks(t *testing.T) {
+	cfg := mustParse(t, envOf("TEND_PRE_STOP", "echo one\n[\"/bin/two\", \"a,b\"]\n"),
+		"-r", "TERM:QUIT", "-r", "10:0", "--rewrite-signal", "SIGUSR2:SIGHUP",
+		"--post-start", "echo hi, there", "--post-start", `["/bin/true"]`,
+		"--hook-timeout", "500ms", "--grace-period", "2m", "app")
+	want := map[unix.Signal]unix.Signal{unix.SIGTERM: unix.SIGQUIT, unix.SIGUSR1: 0, unix.SIGUSR2: unix.SIGHUP}
+	if !reflect.DeepEqual(map[unix.Signal]unix.Signal(cfg.Rewrite), want) {
+		t.Fatalf("rewrite %v", cfg.Rewrite)
+	}
+	if len(cfg.PostStart) != 2 || cfg.PostStart[0].Shell != "echo hi, there" || !reflect.DeepEqual(cfg.PostStart[1].Argv, []string{"/bin/true"}) {
+		t.Fatalf("post-start %+v", cfg.PostStart)
+	}
+	if len(cfg.PreStop) != 2 || cfg.PreStop[0].Shell != "echo one" || !reflect.DeepEqual(cfg.PreStop[1].Argv, []string{"/bin/two", "a,b"}) {
+		t.Fatalf("pre-stop from env %+v", cfg.PreStop)
+	}
+	if cfg.HookTimeout != 500*time.Millisecond || cfg.GracePeriod != 2*time.Minute || cfg.DrainTimeout != defaultDrainTimeout {
+		t.Fatalf("durations %v %v %v", cfg.HookTimeout, cfg.GracePeriod, cfg.DrainTimeout)
+	}
+}
+
+func TestExitCodeMapping(t *testing.T) {
+	cases := []struct {
+		app, override int
+		remap         []int
+		want          int
+	}{
+		{0, 0, nil, 0},
+		{3, 0, nil, 3},
+		{143, 0, []int{143}, 0},
+		{143, 0, []int{3}, 143},
+		{137, 0, nil, 137},
+		{1, exitPostStartFailed, []int{1, exitPostStartFailed}, exitPostStartFailed},
+		{0, exitLivenessFailed, []int{0}, exitLivenessFailed},
+	}
+	for _, c := range cases {
+		cfg := &config{}
+		for _, r := range c.remap {
+			cfg.RemapExit[r] = true
+		}
+		st := state{appCode: c.app, exitOverride: c.override}
+		if got := st.exitCode(cfg); got != c.want {
+			t.Errorf("app=%d override=%d remap=%v: got %d want %d", c.app, c.override, c.remap, got, c.want)
+		}
+	}
+}
+
+func TestExpandShort(t *testing.T) {
+	specs := flagSpecs()
+	cases := []struct{ in, want []string }{
+		{[]string{"-sgvv", "x", "-sg"}, []string{"--subreaper", "--kill-group", "--verbose", "--verbose", "x", "-sg"}},
+		{[]string{"-se", "3", "--", "-sg"}, []string{"--subreaper", "--remap-exit", "3", "--", "-sg"}},
+		{[]string{"-e7", "x"}, []string{"--remap-exit", "7", "x"}},
+		{[]string{"-e=7", "x"}, []string{"--remap-exit", "7", "x"}},
+		{[]string{"--post-start", "-sg", "x"}, []string{"--post-start", "-sg", "x"}},
+		{[]string{"-grace-period", "1s", "x"}, []string{"--grace-period", "1s", "x"}},
+		{[]string{"-sz", "x"}, []string{"--subreaper", "-z", "x"}},
+		{[]string{"--nope", "x"}, []string{"--nope", "x"}},
+	}
+	for _, c := range cases {
+		if got := expandShort(c.in, specs); !reflect.DeepEqual(got, c.want) {
+			t.Errorf("%q: got %q want %q", c.in, got, c.want)
+		}
+	}
+}

@@ -1,0 +1,102 @@
+package hooks
+
+import (
+	"context"
+	"errors"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/tend-init/tend/reaper"
+)
+
+// startReaper runs the reaper the way tend's loop does: drain on every
+// SIGCHLD. The test process is not PID 1, so only its own children exit here.
+func startReaper(t *testing.T) *reaper.Reaper {
+	t.Helper()
+	r := reaper.New()
+	ch := make(chan os.Signal, 1)
+	signal.Notify(ch, syscall.SIGCHLD)
+	done := make(chan struct{})
+	t.Cleanup(func() { signal.Stop(ch); close(done) })
+	go func() {
+		tick := time.NewTicker(50 * time.Millisecond) // belt and braces for coalesced SIGCHLDs from other tests
+		defer tick.Stop()
+		for {
+			select {
+			case <-ch:
+			case <-tick.C:
+			case <-done:
+				return
+			}
+			_, _, _ = r.Reap() // errors surface as missing exits in the asserts
+		}
+	}()
+	return r
+}
+
+func TestRunSequenceAndFailure(t *testing.T) {
+	r := startReaper(t)
+	dir := t.TempDir()
+	ok := []Command{{Shell: "echo one >> " + dir + "/log"}, {Argv: []string{"sh", "-c", "echo two >> " + dir + "/log"}}}
+	if res := Run(context.Background(), r, "post-start", ok, os.Environ(), 5*time.Second); res.Err != nil {
+		t.Fatalf("ok hooks failed: %v", res.Err)
+	}
+	b, _ := os.ReadFile(dir + "/log")
+	if string(b) != "one\ntwo\n" {
+		t.Fatalf("hooks ran out of order: %q", b)
+	}
+	bad := []Command{{Shell: "exit 7"}, {Shell: "echo never >> " + dir + "/log"}}
+	res := Run(context.Background(), r, "pre-stop", bad, os.Environ(), 5*time.Second)
+	if res.Err == nil || !strings.Contains(res.Err.Error(), "exit code 7") || res.Hook != "pre-stop" {
+		t.Fatalf("want exit code 7 failure, got %v", res.Err)
+	}
+	if b, _ := os.ReadFile(dir + "/log"); strings.Contains(string(b), "never") {
+		t.Fatal("a failed command must stop the hook")
+	}
+}
+
+func TestRunTimeoutKillsGroup(t *testing.T) {
+	r := startReaper(t)
+	pidfile := t.TempDir() + "/bg"
+	// The hook leaves a background child in its group, then hangs.
+	cmd := []Command{{Shell: "sleep 60 & echo $! > " + pidfile + "; exec sleep 60"}}
+	start := time.Now()
+	res := Run(context.Background(), r, "pre-stop", cmd, os.Environ(), 300*time.Millisecond)
+	if !errors.Is(res.Err, ErrTimeout) {
+		t.Fatalf("want timeout, got %v", res.Err)
+	}
+	if el := time.Since(start); el > 5*time.Second {
+		t.Fatalf("timeout took %s", el)
+	}
+	b, err := os.ReadFile(pidfile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid := strings.TrimSpace(string(b))
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		st, err := os.ReadFile("/proc/" + pid + "/stat")
+		if err != nil || strings.Contains(string(st), ") Z ") {
+			break // gone, or dead and waiting for its reaper
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("background child %s of the hook survived the group kill", pid)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+func TestRunCancel(t *testing.T) {
+	r := startReaper(t)
+	ctx, cancel := context.WithCancelCause(context.Background())
+	why := errors.New("a stop began")
+	go func() { time.Sleep(100 * time.Millisecond); cancel(why) }()
+	res := Run(ctx, r, "post-start", []Command{{Shell: "exec sleep 60"}}, os.Environ(), time.Minute)
+	if !errors.Is(res.Err, why) {
+		t.Fatalf("want cancellation cause, got %v", res.Err)
+	}
+}

@@ -1,0 +1,106 @@
+package reaper
+
+import (
+	"os"
+	"os/exec"
+	"testing"
+
+	"golang.org/x/sys/unix"
+)
+
+func TestExitCode(t *testing.T) {
+	cases := []struct {
+		status unix.WaitStatus
+		want   int
+	}{
+		{0, 0},
+		{3 << 8, 3},
+		{255 << 8, 255},
+		{unix.WaitStatus(unix.SIGTERM), 143},
+		{unix.WaitStatus(unix.SIGKILL), 137},
+		{unix.WaitStatus(unix.SIGSEGV) | 0x80, 139}, // core dumped
+	}
+	for _, c := range cases {
+		if got := (Exit{Status: c.status}).Code(); got != c.want {
+			t.Errorf("status %#x: got %d want %d", int(c.status), got, c.want)
+		}
+	}
+}
+
+func TestStartRejectsGoroutineStdio(t *testing.T) {
+	cmd := exec.Command("true")
+	cmd.Stdout = new(nopWriter)
+	if _, err := New().Start(cmd); err != ErrStdio {
+		t.Fatalf("want ErrStdio, got %v", err)
+	}
+}
+
+type nopWriter struct{}
+
+func (*nopWriter) Write(p []byte) (int, error) { return len(p), nil }
+
+// TestEarlyExitIsNotLost reaps before looking at Done: a child that exits
+// at once must still be matched to its subscription, never reported as an
+// orphan.
+func TestEarlyExitIsNotLost(t *testing.T) {
+	r := New()
+	for i := 0; i < 50; i++ {
+		c, err := r.Start(exec.Command("sh", "-c", "exit 5"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var e Exit
+		for got := false; !got; {
+			orphans, _, err := r.Reap()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(orphans) != 0 {
+				t.Fatalf("own child reported as orphan: %+v", orphans)
+			}
+			select {
+			case e = <-c.Done():
+				got = true
+			default:
+			}
+		}
+		if e.Pid != c.Pid || e.Code() != 5 {
+			t.Fatalf("got %+v for pid %d", e, c.Pid)
+		}
+		// The pidfd outlives the pid: signalling a reaped child is a
+		// no-op, never a signal to whoever reuses the pid.
+		if err := c.Signal(unix.SIGTERM); err != nil {
+			t.Fatalf("signal after reap must be a no-op, got %v", err)
+		}
+		c.Release()
+	}
+	if _, none, _ := r.Reap(); !none {
+		t.Fatal("expected no children left")
+	}
+}
+
+func TestDescendants(t *testing.T) {
+	cmd := exec.Command("sh", "-c", "sleep 30 & sleep 30 & wait")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }() // test cleanup; outside any reaper
+	var pids []int
+	for i := 0; i < 200 && len(pids) < 3; i++ {
+		var err error
+		if pids, err = Descendants(os.Getpid()); err != nil {
+			t.Fatal(err)
+		}
+		if len(pids) < 3 {
+			unix.Nanosleep(&unix.Timespec{Nsec: 10e6}, nil)
+		}
+	}
+	if len(pids) < 3 {
+		t.Fatalf("want sh and two sleeps below us, got %v", pids)
+	}
+	for _, p := range pids {
+		if p == os.Getpid() || p == 1 {
+			t.Fatalf("descendants must not include %d", p)
+		}
+	}
+}
