@@ -72,7 +72,7 @@ func newSupervisor(cfg *config, log *logger) (*supervisor, error) {
 	}
 	s.app = app
 	s.st.appStarted = time.Now()
-	signals.IgnoreJobControl()
+	signals.AfterAppStart()
 	log.Infof("started %q as pid %d", cfg.Args[0], app.Pid)
 	return s, nil
 }

@@ -12,25 +12,31 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// rtMin is the first realtime signal an application may use. glibc and the
-// Go runtime reserve 32 and 33, so SIGRTMIN is 34 as seen by programs.
+// rtMin is SIGRTMIN as programs see it: glibc reserves 32 and 33.
+// firstForwardable is the first realtime signal tend can receive: the Go
+// runtime also claims 34 (musl's SIGSYNCCALL), so os/signal cannot catch it.
 const (
-	rtMin = 34
-	rtMax = 64
+	rtMin            = 34
+	rtMax            = 64
+	firstForwardable = 35
 )
 
 // Forwarded lists the signals tend passes on to the app: tini's set, plus
 // every application realtime signal. URG, CHLD and PIPE are deliberately
 // absent: the runtime preempts goroutines with URG, CHLD means "reap", and a
 // PIPE is about tend's own writes.
+//
+// SIGPROF and SIGRTMIN (34) are absent too, though tini forwards them: the
+// Go runtime keeps PROF for its CPU profiler and 32-34 for libc, and
+// os/signal.Notify is a no-op for them, so no pure Go program can receive
+// them. The README records the difference.
 func Forwarded() []unix.Signal {
 	s := []unix.Signal{
 		unix.SIGHUP, unix.SIGINT, unix.SIGQUIT, unix.SIGTERM,
 		unix.SIGUSR1, unix.SIGUSR2, unix.SIGALRM, unix.SIGCONT,
-		unix.SIGTSTP, unix.SIGWINCH, unix.SIGPROF, unix.SIGXCPU,
-		unix.SIGVTALRM,
+		unix.SIGTSTP, unix.SIGWINCH, unix.SIGXCPU, unix.SIGVTALRM,
 	}
-	for n := rtMin; n <= rtMax; n++ {
+	for n := firstForwardable; n <= rtMax; n++ {
 		s = append(s, unix.Signal(n))
 	}
 	return s

@@ -3,6 +3,7 @@ package signals
 import (
 	"os"
 	"os/signal"
+	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
@@ -50,12 +51,32 @@ func Listen() *Channels {
 	return c
 }
 
-// IgnoreJobControl makes tend ignore SIGTTIN and SIGTTOU, as tini does, so
-// that tend is not stopped when it writes to a terminal whose foreground
-// group is now the app's. Call it after the app has started: the app must
-// not inherit SIG_IGN for them.
-func IgnoreJobControl() {
+// AfterAppStart makes tend ignore what it must not act on, once the app has
+// started, so that the app does not inherit SIG_IGN for any of it:
+//   - SIGTTIN and SIGTTOU, as tini does, so tend is not stopped when it
+//     writes to a terminal whose foreground group is now the app's;
+//   - signals 32 to 34, which the Go runtime leaves at SIG_DFL (it keeps
+//     them for libc) and so would kill tend, even as PID 1 when they come
+//     from outside its namespace.
+func AfterAppStart() {
 	signal.Ignore(unix.SIGTTIN, unix.SIGTTOU)
+	for n := 32; n < firstForwardable; n++ {
+		_ = ignoreRaw(unix.Signal(n)) // EINVAL only on kernels without that signal
+	}
+}
+
+// ignoreRaw sets SIG_IGN with rt_sigaction directly: os/signal refuses to
+// touch the signals the runtime reserves. SIG_IGN runs no code, so it cannot
+// disturb the runtime.
+func ignoreRaw(sig unix.Signal) error {
+	// struct sigaction with sa_handler = SIG_IGN (1), no flags, empty mask;
+	// 4 words covers every Linux layout (handler, flags, restorer, mask).
+	act := [4]uint64{1, 0, 0, 0}
+	_, _, errno := unix.RawSyscall6(unix.SYS_RT_SIGACTION, uintptr(sig), uintptr(unsafe.Pointer(&act)), 0, 8, 0, 0)
+	if errno != 0 {
+		return errno
+	}
+	return nil
 }
 
 // Stop undoes Listen, for tests that call Listen repeatedly.

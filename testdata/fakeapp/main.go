@@ -12,7 +12,7 @@
 //	fakeapp sleep DUR          sleep, then exit 0
 //	fakeapp spawn N [CODE]     start N children that all exit when this process exits; exit CODE (-SIG: die by SIG)
 //	fakeapp storm N            run "spawn N", then wait until /proc shows no zombie and none of them left
-//	fakeapp zombies            print the number of zombies in /proc
+//	fakeapp zombies            print the number of zombies among its parent's children
 //	fakeapp eofwait            read stdin until EOF, then exit 0
 //	fakeapp daemon FILE        fork a child that ignores TERM, write its pid to FILE, exit 0
 //	fakeapp writeclosed        write to a closed stdout repeatedly, then exit 0
@@ -70,7 +70,7 @@ func dispatch(mode string, args []string) int {
 		return storm(atoi(arg(args, 0)))
 	case "zombies":
 		z, _ := countProcs()
-		fmt.Println(z)
+		fmt.Printf("zombies=%d\n", z)
 		return 0
 	case "eofwait":
 		_, _ = io.Copy(io.Discard, os.Stdin)
@@ -263,8 +263,12 @@ func storm(n int) int {
 	return 1
 }
 
-// countProcs counts zombies, and live "eofwait" children, in /proc.
+// countProcs counts the zombies, and the live "eofwait" processes, among
+// the children of this process's parent: that is where orphans land when the
+// parent is PID 1 or a subreaper. Looking only there keeps other processes
+// on a shared machine out of the count.
 func countProcs() (zombies, eofwait int) {
+	ppid := strconv.Itoa(os.Getppid())
 	ents, _ := os.ReadDir("/proc")
 	for _, e := range ents {
 		if _, err := strconv.Atoi(e.Name()); err != nil {
@@ -276,10 +280,14 @@ func countProcs() (zombies, eofwait int) {
 		}
 		s := string(stat)
 		i := strings.LastIndexByte(s, ')')
-		if i < 0 || i+2 >= len(s) {
+		if i < 0 {
 			continue
 		}
-		if s[i+2] == 'Z' {
+		f := strings.Fields(s[i+1:])
+		if len(f) < 2 || f[1] != ppid {
+			continue
+		}
+		if f[0] == "Z" {
 			zombies++
 			continue
 		}
