@@ -244,4 +244,3 @@ func hexMaskHas(t *testing.T, mask string, sig syscall.Signal) bool {
 	}
 	return n&(1<<(uint(sig)-1)) != 0
 }
-
