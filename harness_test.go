@@ -167,14 +167,15 @@ func startTend(t *testing.T, o opts, args ...string) *tendProc {
 		}
 	})
 	if o.pid1 {
-		p.pid = childOf(t, cmd.Process.Pid)
+		p.pid = p.childOf(cmd.Process.Pid)
 	}
 	return p
 }
 
-// childOf finds the single child of pid (unshare's forked tend).
-func childOf(t *testing.T, pid int) int {
-	t.Helper()
+// childOf finds the single child of pid (unshare's forked tend). It gives
+// up quietly if unshare has already exited: tend ran to completion.
+func (p *tendProc) childOf(pid int) int {
+	p.t.Helper()
 	f := filepath.Join("/proc", strconv.Itoa(pid), "task", strconv.Itoa(pid), "children")
 	deadline := time.Now().Add(5 * time.Second)
 	for time.Now().Before(deadline) {
@@ -183,9 +184,13 @@ func childOf(t *testing.T, pid int) int {
 			n, _ := strconv.Atoi(fs[0])
 			return n
 		}
-		time.Sleep(2 * time.Millisecond)
+		select {
+		case <-p.done:
+			return 0
+		case <-time.After(2 * time.Millisecond):
+		}
 	}
-	t.Fatalf("unshare (pid %d) never forked tend", pid)
+	p.t.Fatalf("unshare (pid %d) never forked tend", pid)
 	return 0
 }
 

@@ -307,9 +307,22 @@ func daemon(file string) int {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
-	if err := os.WriteFile(file, []byte(strconv.Itoa(p.Pid)), 0o644); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
+	// Return only once the child really ignores TERM, so a test that
+	// drains right after this exits sees a stubborn process.
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
+		st, _ := os.ReadFile(fmt.Sprintf("/proc/%d/status", p.Pid))
+		for _, l := range strings.Split(string(st), "\n") {
+			if v, ok := strings.CutPrefix(l, "SigIgn:"); ok {
+				if m, _ := strconv.ParseUint(strings.TrimSpace(v), 16, 64); m&(1<<(syscall.SIGTERM-1)) != 0 {
+					if err := os.WriteFile(file, []byte(strconv.Itoa(p.Pid)), 0o644); err != nil {
+						fmt.Fprintln(os.Stderr, err)
+						return 1
+					}
+					return 0
+				}
+			}
+		}
 	}
-	return 0
+	fmt.Fprintln(os.Stderr, "daemon never ignored TERM")
+	return 1
 }
