@@ -162,12 +162,14 @@ func (s *supervisor) onEvent(ev any) {
 func (s *supervisor) onGrace() {
 	s.graceC = nil
 	s.st.cancelHook(hookPreStop, errors.New("grace period expired"))
-	if s.st.appExited {
+	if s.st.appExited || s.app.Reaped() {
 		return
 	}
 	s.log.Warnf("stop: grace period of %s expired: sending SIGKILL to the app", s.cfg.GracePeriod)
 	if s.cfg.KillGroup {
-		_ = unix.Kill(-s.app.Pid, unix.SIGKILL) // ESRCH: already gone
+		if err := s.app.SignalGroup(unix.SIGKILL); err != nil {
+			s.log.Errorf("SIGKILL to the app's group: %v", err)
+		}
 	}
 	if err := s.app.Signal(unix.SIGKILL); err != nil {
 		s.log.Errorf("SIGKILL to the app: %v", err)
@@ -251,12 +253,9 @@ func (s *supervisor) signalRest(sig unix.Signal) string {
 		}
 		return "every process in the namespace"
 	}
-	pids, err := reaper.Descendants(os.Getpid())
+	n, err := reaper.SignalDescendants(os.Getpid(), sig)
 	if err != nil {
-		s.log.Errorf("listing descendants: %v", err)
+		s.log.Errorf("signalling descendants: %v", err)
 	}
-	for _, pid := range pids {
-		_ = unix.Kill(pid, sig) // ESRCH: it exited meanwhile
-	}
-	return fmt.Sprintf("%d descendant(s)", len(pids))
+	return fmt.Sprintf("%d descendant(s)", n)
 }

@@ -172,18 +172,15 @@ func (s *supervisor) onSignal(recv syscall.Signal) {
 
 // forward sends sig to the app, or to its process group with -g.
 func (s *supervisor) forward(sig syscall.Signal) {
-	if s.app == nil || s.st.appExited {
+	// Reaped is checked, not just appExited: the reaper may have collected
+	// the app in this very loop iteration, before its exit was read.
+	if s.app == nil || s.st.appExited || s.app.Reaped() {
 		s.log.Debugf("not forwarding %s: no app running", signals.Name(sig))
 		return
 	}
 	var err error
 	if s.cfg.KillGroup {
-		// The app leads its group and is not reaped yet, so the pgid
-		// still names its group and cannot have been recycled.
-		err = unix.Kill(-s.app.Pid, sig)
-		if errors.Is(err, unix.ESRCH) {
-			err = nil
-		}
+		err = s.app.SignalGroup(sig)
 	} else {
 		err = s.app.Signal(sig)
 	}

@@ -69,9 +69,11 @@ func runOne(ctx context.Context, s Starter, c Command, env []string, timeout tim
 	case <-ctx.Done():
 		cause = context.Cause(ctx)
 	}
-	// The hook leads its own group and has not been reaped yet, so its
-	// pgid still names exactly its tree.
-	_ = unix.Kill(-child.Pid, unix.SIGKILL) // ESRCH: the group is already gone
+	// The hook leads its own group; SignalGroup sends only while it is
+	// unreaped, so the pgid still names exactly its tree.
+	if err := child.SignalGroup(unix.SIGKILL); err != nil {
+		cause = fmt.Errorf("%w (and %v)", cause, err)
+	}
 	<-child.Done()
 	return cause
 }

@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"sync"
+	"sync/atomic"
 
 	"golang.org/x/sys/unix"
 )
@@ -42,20 +43,27 @@ type Reaper struct {
 	// child that exits before Start returns is still matched to its
 	// subscriber rather than being mistaken for an orphan.
 	mu   sync.Mutex
-	subs map[int]chan Exit
+	subs map[int]*Child
 }
 
 // New returns the reaper. There must be only one per process.
 func New() *Reaper {
-	return &Reaper{subs: make(map[int]chan Exit)}
+	return &Reaper{subs: make(map[int]*Child)}
 }
 
 // Child is a process started through the reaper.
 type Child struct {
-	Pid  int
-	proc *os.Process
-	done chan Exit
+	Pid    int
+	r      *Reaper
+	proc   *os.Process
+	done   chan Exit
+	reaped atomic.Bool
 }
+
+// Reaped reports whether the reaper has collected the child. From then on
+// its pid, and a process group named after it, may belong to someone else,
+// so nothing may be sent to -Pid any more.
+func (c *Child) Reaped() bool { return c.reaped.Load() }
 
 // Done delivers the child's exit exactly once, after the reaper collects it.
 func (c *Child) Done() <-chan Exit { return c.done }
@@ -69,6 +77,22 @@ func (c *Child) Signal(sig os.Signal) error {
 		return nil
 	}
 	return err
+}
+
+// SignalGroup sends sig to the process group that the child leads. It holds
+// the reaper's lock and sends nothing once the child is reaped: only an
+// unreaped leader guarantees that its pid, and so the group's id, has not
+// been reused. A group that is already empty counts as success.
+func (c *Child) SignalGroup(sig unix.Signal) error {
+	c.r.mu.Lock()
+	defer c.r.mu.Unlock()
+	if c.reaped.Load() {
+		return nil
+	}
+	if err := unix.Kill(-c.Pid, sig); err != nil && !errors.Is(err, unix.ESRCH) {
+		return fmt.Errorf("kill(-%d, %d): %w", c.Pid, sig, err)
+	}
+	return nil
 }
 
 // Release frees the pidfd that os.Process holds. Call it once Done has
@@ -98,8 +122,8 @@ func (r *Reaper) Start(cmd *exec.Cmd) (*Child, error) {
 		// itself; wait4(-1) could not run meanwhile because we hold mu.
 		return nil, err
 	}
-	c := &Child{Pid: cmd.Process.Pid, proc: cmd.Process, done: make(chan Exit, 1)}
-	r.subs[c.Pid] = c.done
+	c := &Child{Pid: cmd.Process.Pid, r: r, proc: cmd.Process, done: make(chan Exit, 1)}
+	r.subs[c.Pid] = c
 	return c, nil
 }
 
@@ -136,9 +160,10 @@ func (r *Reaper) Reap() (orphans []Exit, none bool, err error) {
 			return orphans, false, nil
 		}
 		e := Exit{Pid: pid, Status: ws}
-		if ch, ok := r.subs[pid]; ok {
+		if c, ok := r.subs[pid]; ok {
 			delete(r.subs, pid)
-			ch <- e // buffered 1 and each pid is reaped once: never blocks
+			c.reaped.Store(true)
+			c.done <- e // buffered 1 and each pid is reaped once: never blocks
 			continue
 		}
 		orphans = append(orphans, e)

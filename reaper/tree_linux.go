@@ -1,30 +1,24 @@
 package reaper
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/prometheus/procfs"
+	"golang.org/x/sys/unix"
 )
 
 // Descendants lists every live process below pid, read from /proc. It is
 // how a subreaper that is not PID 1 finds what to drain without touching
 // anything outside its own tree.
 func Descendants(pid int) ([]int, error) {
-	fs, err := procfs.NewDefaultFS()
+	parents, err := parentsByPid()
 	if err != nil {
-		return nil, fmt.Errorf("procfs: %w", err)
-	}
-	procs, err := fs.AllProcs()
-	if err != nil {
-		return nil, fmt.Errorf("procfs: %w", err)
+		return nil, err
 	}
 	children := map[int][]int{}
-	for _, p := range procs {
-		st, err := p.Stat()
-		if err != nil {
-			continue // it exited while we listed
-		}
-		children[st.PPID] = append(children[st.PPID], p.PID)
+	for p, pp := range parents {
+		children[pp] = append(children[pp], p)
 	}
 	var out []int
 	queue := []int{pid}
@@ -37,4 +31,67 @@ func Descendants(pid int) ([]int, error) {
 		}
 	}
 	return out, nil
+}
+
+func parentsByPid() (map[int]int, error) {
+	fs, err := procfs.NewDefaultFS()
+	if err != nil {
+		return nil, fmt.Errorf("procfs: %w", err)
+	}
+	procs, err := fs.AllProcs()
+	if err != nil {
+		return nil, fmt.Errorf("procfs: %w", err)
+	}
+	parents := make(map[int]int, len(procs))
+	for _, p := range procs {
+		if st, err := p.Stat(); err == nil { // an error means it exited while we listed
+			parents[p.PID] = st.PPID
+		}
+	}
+	return parents, nil
+}
+
+// SignalDescendants sends sig to every process below pid and returns how
+// many it signalled. A pid read from /proc may be reused before the signal
+// is sent, so each one is pinned with pidfd_open first and then checked to
+// still have a parent inside the tree; the signal goes through the pidfd,
+// so it can only reach the process that was checked.
+func SignalDescendants(pid int, sig unix.Signal) (int, error) {
+	pids, err := Descendants(pid)
+	if err != nil {
+		return 0, err
+	}
+	inTree := map[int]bool{pid: true}
+	for _, p := range pids {
+		inTree[p] = true
+	}
+	n := 0
+	for _, p := range pids {
+		fd, err := unix.PidfdOpen(p, 0)
+		if err != nil {
+			continue // ESRCH: it exited
+		}
+		if pp, err := parentOf(p); err == nil && inTree[pp] {
+			if err := unix.PidfdSendSignal(fd, sig, nil, 0); err == nil {
+				n++
+			} else if !errors.Is(err, unix.ESRCH) {
+				_ = unix.Close(fd) // closing a pidfd cannot fail in a way we could act on
+				return n, fmt.Errorf("pidfd_send_signal(%d): %w", p, err)
+			}
+		}
+		_ = unix.Close(fd) // as above
+	}
+	return n, nil
+}
+
+func parentOf(pid int) (int, error) {
+	p, err := procfs.NewProc(pid)
+	if err != nil {
+		return 0, err
+	}
+	st, err := p.Stat()
+	if err != nil {
+		return 0, err
+	}
+	return st.PPID, nil
 }
