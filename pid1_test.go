@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tend-init/tend/reaper"
 	"golang.org/x/sys/unix"
 )
 
@@ -59,11 +60,73 @@ func pid1Helper(mode string) int {
 			}
 		}
 		fmt.Printf("RESULT wrong=%d runs=%d reaped=%d leftover=%v\n", wrong, runs, reaped, hasChildren())
+	case "pidreuse":
+		fmt.Println("RESULT " + pidReuse())
 	default:
 		fmt.Println("RESULT error=unknown-mode")
 		return 1
 	}
 	return 0
+}
+
+// pidReuse forces the kernel to hand a reaped child's pid to a new process,
+// through ns_last_pid, then signals the old child through every path tend
+// uses. The new process must survive.
+func pidReuse() string {
+	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
+		return "error=mount-private:" + err.Error()
+	}
+	if err := unix.Mount("proc", "/proc", "proc", 0, ""); err != nil {
+		return "error=mount-proc:" + err.Error()
+	}
+	r := reaper.New()
+	old, err := r.Start(exec.Command("true"))
+	if err != nil {
+		return "error=start:" + err.Error()
+	}
+	for {
+		if _, _, err := r.Reap(); err != nil {
+			return "error=reap:" + err.Error()
+		}
+		select {
+		case <-old.Done():
+		default:
+			continue
+		}
+		break
+	}
+	// Runtime threads take pids too, so retry until the pid lands.
+	for try := 0; try < 50; try++ {
+		if err := os.WriteFile("/proc/sys/kernel/ns_last_pid", []byte(strconv.Itoa(old.Pid-1)), 0); err != nil {
+			return "error=ns_last_pid:" + err.Error()
+		}
+		cmd := exec.Command("sleep", "30")
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+		next, err := r.Start(cmd)
+		if err != nil {
+			return "error=start2:" + err.Error()
+		}
+		if next.Pid != old.Pid {
+			_ = next.Signal(unix.SIGKILL) // not the pid we wanted; try again
+			continue
+		}
+		e1 := old.Signal(unix.SIGKILL)
+		e2 := old.SignalGroup(unix.SIGKILL)
+		// A stray SIGKILL takes effect within microseconds; give it
+		// half a second to show up as an exit.
+		alive := true
+		for deadline := time.Now().Add(500 * time.Millisecond); alive && time.Now().Before(deadline); {
+			_, _, _ = r.Reap() // a failure shows up as a missing exit below
+			select {
+			case <-next.Done():
+				alive = false
+			case <-time.After(5 * time.Millisecond):
+			}
+		}
+		_ = next.SignalGroup(unix.SIGKILL) // clean up the stand-in
+		return fmt.Sprintf("reused=true pid=%d alive=%v signal=%v group=%v", next.Pid, alive, e1, e2)
+	}
+	return "error=pid-never-reused"
 }
 
 func superviseOnce(args []string) (code int, reaped uint64, err error) {
@@ -95,7 +158,8 @@ func pid1(t *testing.T, mode string, args ...string) (*exec.Cmd, io.WriteCloser,
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
 	cmd.Env = append(os.Environ(), helperEnv+"="+mode, "TEND_TEST_ARGS="+string(b))
 	cmd.Stderr = os.Stderr
-	cmd.SysProcAttr = &syscall.SysProcAttr{Cloneflags: syscall.CLONE_NEWPID}
+	// A mount namespace too, so a helper can mount its own /proc.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Cloneflags: syscall.CLONE_NEWPID | syscall.CLONE_NEWNS}
 	if os.Getuid() != 0 {
 		cmd.SysProcAttr.Cloneflags |= syscall.CLONE_NEWUSER
 		cmd.SysProcAttr.UidMappings = []syscall.SysProcIDMap{{ContainerID: 0, HostID: os.Getuid(), Size: 1}}
@@ -223,6 +287,19 @@ func TestPID1TermDuringChildStorm(t *testing.T) {
 	}
 	if r, _ := strconv.Atoi(field(t, res, "reaped")); r < 50 {
 		t.Fatalf("want the storm's orphans reaped: %s", res)
+	}
+	_ = cmd.Wait()
+}
+
+func TestPID1RecycledPidIsNeverSignalled(t *testing.T) {
+	if os.Getuid() != 0 {
+		t.Skip("writing ns_last_pid needs CAP_SYS_ADMIN over the PID namespace")
+	}
+	cmd, _, out := pid1(t, "pidreuse")
+	res := readUntil(t, out, "RESULT", 30*time.Second)
+	if field(t, res, "reused") != "true" || field(t, res, "alive") != "true" ||
+		field(t, res, "signal") != "<nil>" || field(t, res, "group") != "<nil>" {
+		t.Fatalf("a signal meant for a reaped child hit the process that reused its pid: %s", res)
 	}
 	_ = cmd.Wait()
 }
