@@ -172,17 +172,21 @@ func startTend(t *testing.T, o opts, args ...string) *tendProc {
 	return p
 }
 
-// childOf finds the single child of pid (unshare's forked tend). It gives
-// up quietly if unshare has already exited: tend ran to completion.
+// childOf finds the first child of pid, such as unshare's forked tend or
+// tend's app. Children are listed per thread, and a Go program forks from
+// any of its threads, so every task is read. It gives up quietly if the
+// test's process has already exited: tend ran to completion.
 func (p *tendProc) childOf(pid int) int {
 	p.t.Helper()
-	f := filepath.Join("/proc", strconv.Itoa(pid), "task", strconv.Itoa(pid), "children")
 	deadline := time.Now().Add(5 * time.Second)
 	for time.Now().Before(deadline) {
-		b, _ := os.ReadFile(f)
-		if fs := strings.Fields(string(b)); len(fs) > 0 {
-			n, _ := strconv.Atoi(fs[0])
-			return n
+		tasks, _ := filepath.Glob(filepath.Join("/proc", strconv.Itoa(pid), "task", "*", "children"))
+		for _, f := range tasks {
+			b, _ := os.ReadFile(f)
+			if fs := strings.Fields(string(b)); len(fs) > 0 {
+				n, _ := strconv.Atoi(fs[0])
+				return n
+			}
 		}
 		select {
 		case <-p.done:
@@ -190,7 +194,7 @@ func (p *tendProc) childOf(pid int) int {
 		case <-time.After(2 * time.Millisecond):
 		}
 	}
-	p.t.Fatalf("unshare (pid %d) never forked tend", pid)
+	p.t.Fatalf("pid %d has no child", pid)
 	return 0
 }
 

@@ -56,8 +56,8 @@ func (c Command) String() string {
 }
 
 // Cmd builds the process for this command: tend's own stdout and stderr so
-// the output lands in the container log, stdin from /dev/null, and a new
-// process group so a timeout can kill the hook's whole tree.
+// the output lands in the container log, and a new process group so a
+// timeout can kill the hook's whole tree. Run gives it an empty stdin.
 func (c Command) Cmd(env []string) (*exec.Cmd, error) {
 	argv := c.Argv
 	if argv == nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"os/exec"
 	"time"
 
@@ -50,7 +51,16 @@ func runOne(ctx context.Context, s Starter, c Command, env []string, timeout tim
 	if err != nil {
 		return err
 	}
+	// stdin is an empty pipe rather than os/exec's /dev/null, which a
+	// scratch image or a bare chroot may not have.
+	r, w, err := os.Pipe()
+	if err != nil {
+		return err
+	}
+	_ = w.Close() // the hook reads EOF at once
+	cmd.Stdin = r
 	child, err := s.Start(cmd)
+	_ = r.Close() // the child has its own copy, if it started
 	if err != nil {
 		return err
 	}

@@ -1,0 +1,130 @@
+package main
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+func TestHookDaemonIsDrainedAtStop(t *testing.T) {
+	dir := t.TempDir()
+	p := startTend(t, opts{pid1: true}, "-v", "--drain-timeout", "300ms",
+		"--post-start", `"$FAKEAPP" daemon `+dir+`/d.pid && echo daemon-up`,
+		"--post-stop", `test -e /proc/$(cat `+dir+`/d.pid) && echo daemon-alive; echo checked`,
+		"--", fakeappBin, "signals", "TERM", "0")
+	p.stdout.wait(t, "daemon-up", 10*time.Second)
+	// A stop that overtakes a running post-start kills its group, daemon
+	// and all; this case is about a post-start that has finished.
+	p.stderr.wait(t, "post-start succeeded", 10*time.Second)
+	p.signal(syscall.SIGTERM)
+	if code := p.wait(10 * time.Second); code != 0 || !p.stdout.has("checked") || p.stdout.has("daemon-alive") {
+		t.Fatalf("exit %d\n%s\n%s", code, p.stdout, p.stderr)
+	}
+	if !p.stderr.has("sent SIGKILL") {
+		t.Fatalf("the TERM-ignoring daemon needs SIGKILL:\n%s", p.stderr)
+	}
+}
+
+func TestKillToAppMidStop(t *testing.T) {
+	p := startTend(t, opts{pid1: true}, "-v", "--pre-stop", "echo prestop; sleep 0.2",
+		"--", fakeappBin, "ignore", "TERM", "--", "signals", "none", "0")
+	p.stdout.wait(t, "ready", 10*time.Second)
+	p.signal(syscall.SIGTERM)
+	p.stdout.wait(t, "prestop", 5*time.Second)
+	p.stderr.wait(t, "sending SIGTERM to the app", 5*time.Second) // which ignores it
+	// Someone else kills the app in the middle of the stop.
+	app := p.childOf(p.pid)
+	if err := syscall.Kill(app, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	if code := p.wait(10 * time.Second); code != 137 {
+		t.Fatalf("want the app's 137, got %d\n%s", code, p.stderr)
+	}
+}
+
+func TestAppExecsIntoAnotherProgram(t *testing.T) {
+	p := startTend(t, opts{pid1: true}, "--", "sh", "-c", `exec "$FAKEAPP" signals TERM 6`)
+	p.stdout.wait(t, "ready", 10*time.Second)
+	p.signal(syscall.SIGUSR2)
+	p.stdout.wait(t, "got SIGUSR2", 5*time.Second)
+	p.signal(syscall.SIGTERM)
+	if code := p.wait(10 * time.Second); code != 6 {
+		t.Fatalf("exit %d", code)
+	}
+}
+
+func TestClosedPipesDoNotKillTend(t *testing.T) {
+	// tend's stdout and stderr are pipes whose readers are gone: every log
+	// line and every app write hits EPIPE. tend must still exit with the
+	// app's code rather than die of SIGPIPE.
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = r.Close() // the reader is gone before tend starts
+	cmd := exec.Command("unshare", "-pf", "--mount-proc", tendBin, "-vvv", "-w", "--post-stop", "echo post-stop-output",
+		"--", "sh", "-c", `"$FAKEAPP" storm 20 >/dev/null 2>&1; exit 7`)
+	cmd.Env = append(os.Environ(), "FAKEAPP="+fakeappBin)
+	cmd.Stdout, cmd.Stderr = w, w
+	err = cmd.Run()
+	_ = w.Close() // our copy
+	if code := exitCodeOf(err); code != 7 {
+		t.Fatalf("want the app's 7, got %d (%v)", code, err)
+	}
+}
+
+func TestExecHooksWithoutShellOnReadOnlyRoot(t *testing.T) {
+	if os.Getuid() != 0 {
+		t.Skip("chroot and mounts need root")
+	}
+	root := t.TempDir()
+	for _, b := range []string{tendBin, fakeappBin} {
+		data, err := os.ReadFile(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(root, filepath.Base(b)), data, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Mkdir(filepath.Join(root, "proc"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	// A root with only two static binaries: no /bin/sh, mounted read-only,
+	// with tend as PID 1 of a new namespace.
+	script := `mount --bind "$ROOT" "$ROOT" && mount -o remount,bind,ro "$ROOT" && mount -t proc proc "$ROOT/proc" && ` +
+		`exec chroot "$ROOT" /tend -v --post-start '["/fakeapp","info","post-start"]' --pre-stop '["/fakeapp","exit","0"]' ` +
+		`--post-stop '["/fakeapp","info","post-stop"]' -- /fakeapp spawn 5 4`
+	cmd := exec.Command("unshare", "-pfm", "sh", "-c", script)
+	cmd.Env = append(os.Environ(), "ROOT="+root)
+	out, err := cmd.CombinedOutput()
+	if code := exitCodeOf(err); code != 4 {
+		t.Fatalf("want the app's 4, got %d:\n%s", code, out)
+	}
+	if _, err := os.Stat(filepath.Join(root, "sh")); err == nil {
+		t.Fatal("the root must hold no shell")
+	}
+	for _, want := range []string{"args=post-start", "args=post-stop", "post-start succeeded", "post-stop succeeded"} {
+		if !strings.Contains(string(out), want) {
+			t.Fatalf("missing %q:\n%s", want, out)
+		}
+	}
+}
+
+func exitCodeOf(err error) int {
+	if err == nil {
+		return 0
+	}
+	if ee, ok := err.(*exec.ExitError); ok {
+		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			return 128 + int(ws.Signal())
+		}
+		return ee.ExitCode()
+	}
+	return -1
+}
+
