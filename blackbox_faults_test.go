@@ -127,4 +127,3 @@ func exitCodeOf(err error) int {
 	}
 	return -1
 }
-
