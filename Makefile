@@ -10,7 +10,9 @@ BUILDENV  := CGO_ENABLED=0
 BUILDARGS := -trimpath -tags $(TAGS) -ldflags "$(LDFLAGS)"
 OUT       ?= bin
 
-.PHONY: all build run test test-short deps fakeapp release bench torture clean
+FUZZTIME  ?= 8s
+
+.PHONY: all build run test fuzz deps fakeapp release bench torture clean
 
 all: build
 
@@ -32,6 +34,12 @@ deps:
 test: deps
 	$(GO) vet ./...
 	$(GO) test -race -count=1 ./...
+	$(MAKE) fuzz
+
+# fuzz runs every fuzz target for FUZZTIME; the seed corpora live in each
+# package's testdata/fuzz and also run in plain `go test`.
+fuzz:
+	@set -e; for pkg in $$($(GO) list ./...); do 	  for t in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz' || true); do 	    echo "fuzz $$pkg $$t ($(FUZZTIME))"; 	    $(GO) test -run '^$$' -fuzz "^$$t\$$" -fuzztime $(FUZZTIME) $$pkg >/tmp/tend-fuzz.log 2>&1 || { cat /tmp/tend-fuzz.log; exit 1; }; 	  done; 	done
 
 release:
 	rm -rf $(OUT)/release && mkdir -p $(OUT)/release

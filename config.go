@@ -47,7 +47,13 @@ type usageError struct{ msg string }
 func (e *usageError) Error() string { return e.msg }
 
 func usagef(format string, args ...any) error {
-	return &usageError{msg: fmt.Sprintf(format, args...)}
+	return &usageError{msg: oneLine(fmt.Sprintf(format, args...))}
+}
+
+// oneLine escapes line breaks, so that a message which quotes the user's
+// input stays one line in the container log.
+func oneLine(s string) string {
+	return strings.NewReplacer("\n", `\n`, "\r", `\r`).Replace(s)
 }
 
 // parseConfig parses args (args[0] is the program name) and the environment.
@@ -67,7 +73,7 @@ func parseConfig(args []string, env lookupEnv, stdout io.Writer) (*config, error
 		Writer:                    stdout,
 		ErrWriter:                 io.Discard,
 		OnUsageError: func(_ *cli.Context, err error, _ bool) error {
-			return &usageError{msg: err.Error()}
+			return &usageError{msg: oneLine(err.Error())}
 		},
 		ExitErrHandler: func(*cli.Context, error) {}, // run decides the exit code
 		Action: func(c *cli.Context) error {
@@ -80,7 +86,7 @@ func parseConfig(args []string, env lookupEnv, stdout io.Writer) (*config, error
 		if errors.As(err, &ue) {
 			return nil, err
 		}
-		return nil, &usageError{msg: err.Error()}
+		return nil, &usageError{msg: oneLine(err.Error())}
 	}
 	if parsed == nil { // -h was handled by cli
 		return nil, errHandled

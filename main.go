@@ -37,7 +37,7 @@ func exitCode(err error, stderr io.Writer) int {
 	if errors.As(err, &ex) {
 		code = ex.code
 	}
-	_, _ = fmt.Fprintf(stderr, "[tend %d] ERROR: %v\n", os.Getpid(), err) // stderr is all we have
+	_, _ = fmt.Fprintf(stderr, "[tend %d] ERROR: %s\n", os.Getpid(), oneLine(err.Error())) // stderr is all we have
 	return code
 }
 

@@ -1,0 +1,74 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"strings"
+	"testing"
+)
+
+// FuzzParseConfig feeds arbitrary argument lists and variables to the flag
+// parser: it must never panic, and every rejection must be a one-line
+// usage error (exit 1) produced before anything starts.
+func FuzzParseConfig(f *testing.F) {
+	seeds := []struct{ args, env string }{
+		{"-sgvv\x00-e3\x00--\x00app", ""},
+		{"-se\x003\x00app", "TINI_SUBREAPER="},
+		{"-e\x00300\x00app", ""},
+		{"-r\x00TERM:QUIT\x00-r\x0015:0\x00app", "TEND_REMAP_EXIT=1 2"},
+		{"--post-start\x00[\"a\",\x00app", ""},
+		{"--grace-period\x00-5s\x00--hook-timeout\x00soon", "TEND_DRAIN_TIMEOUT=0"},
+		{"-p\x00SIGRTMAX-2\x00--pre-stop\x00echo hi", "TINI_VERBOSITY=x"},
+		{"--\x00-h", ""},
+		{"-", ""},
+	}
+	for _, s := range seeds {
+		f.Add(s.args, s.env)
+	}
+	f.Fuzz(func(t *testing.T, args, env string) {
+		var argv []string
+		if args != "" {
+			argv = strings.Split(args, "\x00")
+		}
+		name, val, _ := strings.Cut(env, "=")
+		lookup := func(k string) (string, bool) {
+			if k == name {
+				return val, true
+			}
+			return "", false
+		}
+		var out bytes.Buffer
+		cfg, err := parseConfig(append([]string{"tend"}, argv...), lookup, &out)
+		switch {
+		case err == nil:
+			if cfg == nil {
+				t.Fatal("nil config without an error")
+			}
+		case errors.Is(err, errHandled):
+		default:
+			var ue *usageError
+			if !errors.As(err, &ue) {
+				t.Fatalf("not a usage error: %T %v", err, err)
+			}
+			if strings.Contains(err.Error(), "\n") {
+				t.Fatalf("multi-line error: %q", err)
+			}
+		}
+	})
+}
+
+// FuzzParseDuration checks the duration rule shared by every lifecycle flag.
+func FuzzParseDuration(f *testing.F) {
+	for _, s := range []string{"1s", "500ms", "0", "-5s", "soon", "2m30s", " 1h ", "1e9", "9999999999h"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		d, err := parseDuration(s)
+		if err == nil && d <= 0 {
+			t.Fatalf("%q accepted as %v", s, d)
+		}
+		if err != nil && strings.Contains(err.Error(), "\n") {
+			t.Fatalf("multi-line error %q", err)
+		}
+	})
+}
