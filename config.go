@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/tend-init/tend/hooks"
+	"github.com/tend-init/tend/probe"
 	"github.com/tend-init/tend/signals"
 	"github.com/urfave/cli/v2"
 	"golang.org/x/sys/unix"
@@ -32,6 +33,13 @@ type config struct {
 	HookTimeout  time.Duration
 	GracePeriod  time.Duration
 	DrainTimeout time.Duration
+
+	HealthAddr   string
+	ReadyProbe   *probe.Spec
+	LiveProbe    *probe.Spec
+	Probe        probe.Params
+	Check        string // --check URL: be a HEALTHCHECK client, start nothing
+	CheckTimeout time.Duration
 }
 
 // lookupEnv is os.LookupEnv, passed in so that tests control the
@@ -154,7 +162,56 @@ func buildConfig(c *cli.Context, specs []flagSpec, env lookupEnv) (*config, erro
 			return nil, err
 		}
 	}
+	if err := probeConfig(cfg, v); err != nil {
+		return nil, err
+	}
 	return cfg, nil
+}
+
+// probeConfig reads the health endpoint, probe and --check flags.
+func probeConfig(cfg *config, v values) error {
+	var err error
+	if addr, ok := v.str("health-addr"); ok {
+		if err := probe.ParseAddr(addr); err != nil {
+			return usagef("invalid --health-addr: %v", err)
+		}
+		cfg.HealthAddr = addr
+	}
+	for _, p := range []struct {
+		flag string
+		dst  **probe.Spec
+	}{{"ready-probe", &cfg.ReadyProbe}, {"live-probe", &cfg.LiveProbe}} {
+		if s, ok := v.str(p.flag); ok {
+			spec, err := probe.ParseSpec(s)
+			if err != nil {
+				return usagef("invalid --%s value %q: %v", p.flag, s, err)
+			}
+			*p.dst = &spec
+		}
+	}
+	cfg.Probe = probe.DefaultParams()
+	if cfg.Probe.Period, err = v.duration("probe-period", cfg.Probe.Period); err != nil {
+		return err
+	}
+	if cfg.Probe.Timeout, err = v.duration("probe-timeout", cfg.Probe.Timeout); err != nil {
+		return err
+	}
+	if s, ok := v.str("probe-initial-delay"); ok { // zero is allowed here, as in Kubernetes
+		d, perr := time.ParseDuration(strings.TrimSpace(s))
+		if perr != nil || d < 0 {
+			return usagef("invalid --probe-initial-delay value %q: want a duration >= 0", s)
+		}
+		cfg.Probe.InitialDelay = d
+	}
+	if cfg.Probe.FailureThreshold, err = v.count("probe-failure-threshold", cfg.Probe.FailureThreshold); err != nil {
+		return err
+	}
+	if cfg.Probe.SuccessThreshold, err = v.count("probe-success-threshold", cfg.Probe.SuccessThreshold); err != nil {
+		return err
+	}
+	cfg.Check, _ = v.str("check")
+	cfg.CheckTimeout, err = v.duration("check-timeout", time.Second)
+	return err
 }
 
 // Defaults for the lifecycle durations. The grace period is Kubernetes'

@@ -81,6 +81,19 @@ func flagSpecs() []flagSpec {
 			usage: "time from the start of a stop to SIGKILL, `DUR` (default 30s)"},
 		{long: "drain-timeout", kind: kindValue, env: []string{"TEND_DRAIN_TIMEOUT"},
 			usage: "time the rest of the tree gets after the app exits, `DUR` (default 3s)"},
+		{long: "health-addr", kind: kindValue, env: []string{"TEND_HEALTH_ADDR"},
+			usage: "serve /livez, /readyz and /metrics on `HOST:PORT` (bind 127.0.0.1 or the pod IP)"},
+		{long: "ready-probe", kind: kindValue, env: []string{"TEND_READY_PROBE"},
+			usage: "readiness probe `SPEC`: http://HOST:PORT/PATH, tcp://HOST:PORT, or a command"},
+		{long: "live-probe", kind: kindValue, env: []string{"TEND_LIVE_PROBE"},
+			usage: "liveness probe `SPEC`; when it fails, tend stops the app and exits 75"},
+		{long: "probe-period", kind: kindValue, env: []string{"TEND_PROBE_PERIOD"}, usage: "probe every `DUR` (default 10s)"},
+		{long: "probe-timeout", kind: kindValue, env: []string{"TEND_PROBE_TIMEOUT"}, usage: "bound each probe by `DUR` (default 1s)"},
+		{long: "probe-initial-delay", kind: kindValue, env: []string{"TEND_PROBE_INITIAL_DELAY"}, usage: "wait `DUR` before the first probe (default 0s)"},
+		{long: "probe-failure-threshold", kind: kindValue, env: []string{"TEND_PROBE_FAILURE_THRESHOLD"}, usage: "`N` failures in a row fail a probe (default 3)"},
+		{long: "probe-success-threshold", kind: kindValue, env: []string{"TEND_PROBE_SUCCESS_THRESHOLD"}, usage: "`N` successes in a row pass a probe (default 1)"},
+		{long: "check", kind: kindValue, usage: "HEALTHCHECK client: GET `URL` once, exit 0 on 200-399, else 1"},
+		{long: "check-timeout", kind: kindValue, usage: "bound --check by `DUR` (default 1s)"},
 		{long: "version", kind: kindBool, usage: "print the version and exit"},
 	}
 }
@@ -271,4 +284,17 @@ func (v values) duration(long string, def time.Duration) (time.Duration, error) 
 		return 0, usagef("invalid --%s value %q: %v", long, s, err)
 	}
 	return d, nil
+}
+
+// count reads a positive whole number, or def when it is not given.
+func (v values) count(long string, def int) (int, error) {
+	s, ok := v.str(long)
+	if !ok {
+		return def, nil
+	}
+	n, err := strconv.Atoi(strings.TrimSpace(s))
+	if err != nil || n < 1 {
+		return 0, usagef("invalid --%s value %q: want a whole number >= 1", long, s)
+	}
+	return n, nil
 }

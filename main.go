@@ -9,6 +9,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+
+	"github.com/tend-init/tend/probe"
 )
 
 func main() {
@@ -47,6 +49,13 @@ func run(ctx context.Context, args []string, env lookupEnv) error {
 	cfg, err := parseConfig(args, env, os.Stdout)
 	if err != nil {
 		return err
+	}
+	if cfg.Check != "" {
+		// A HEALTHCHECK client: no app, no reaping, no PID 1 needed.
+		if err := probe.Check(cfg.Check, cfg.CheckTimeout); err != nil {
+			return fmt.Errorf("check %s: %v", cfg.Check, err)
+		}
+		return nil
 	}
 	log := newLogger(os.Stderr, cfg.Verbosity)
 	sup, err := newSupervisor(cfg, log)

@@ -97,6 +97,8 @@ func (s *supervisor) beginStop(sig unix.Signal, why string) {
 	s.st.stopSignal = sig
 	s.st.stopBegan = time.Now()
 	s.log.Infof("stop: %s; grace period %s", why, s.cfg.GracePeriod)
+	s.publish() // /readyz turns 503 now, not after the next event
+	s.h.stop()  // probes end with the stop, as in Kubernetes
 	s.st.cancelHook(hookPostStart, errors.New("a stop began"))
 	if pause || s.st.appExited {
 		return
@@ -133,6 +135,7 @@ func (s *supervisor) onEvent(ev any) {
 	if h != nil {
 		h.cancel(nil)
 	}
+	s.recordHook(res)
 	if res.Err != nil {
 		s.log.Warnf("%s failed after %s: %v", res.Hook, res.Duration.Round(time.Millisecond), res.Err)
 	} else {

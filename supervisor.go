@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/tend-init/tend/hooks"
+	"github.com/tend-init/tend/probe"
 	"github.com/tend-init/tend/reaper"
 	"github.com/tend-init/tend/signals"
 	"github.com/tend-init/tend/subreaper"
@@ -25,8 +26,10 @@ type supervisor struct {
 	sigs   *signals.Channels
 	pid1   bool
 	app    *reaper.Child // nil in pause mode
-	events chan any      // hook results from their goroutines
+	events chan any         // hook results from their goroutines
+	probes chan probe.Result // probe attempts from their goroutines
 	st     state
+	h      health
 
 	graceC <-chan time.Time // fires at the stop deadline
 	drainC <-chan time.Time // fires at the end of draining
@@ -44,6 +47,7 @@ func newSupervisor(cfg *config, log *logger) (*supervisor, error) {
 		reap:   reaper.New(),
 		pid1:   os.Getpid() == 1,
 		events: make(chan any, 16),
+		probes: make(chan probe.Result, 16),
 		st:     newState(),
 	}
 	if cfg.Pdeathsig != 0 {
@@ -52,6 +56,9 @@ func newSupervisor(cfg *config, log *logger) (*supervisor, error) {
 		}
 	}
 	if err := s.setSubreaper(); err != nil {
+		return nil, err
+	}
+	if err := s.listenHealth(); err != nil {
 		return nil, err
 	}
 	s.sigs = signals.Listen()
@@ -99,11 +106,19 @@ func (s *supervisor) setSubreaper() error {
 // exited, the tree has drained and the post-stop hooks have run.
 func (s *supervisor) run(ctx context.Context) int {
 	defer s.sigs.Stop()
+	defer s.h.stop()
+	if s.h.server != nil {
+		defer s.h.server.Close()
+		t := time.NewTicker(time.Second)
+		defer t.Stop()
+		s.h.beat = t.C
+	}
 	var appDone <-chan reaper.Exit
 	if s.app != nil {
 		appDone = s.app.Done()
 		s.st.phase = phaseRunning
 		s.startHook(hookPostStart, s.cfg.PostStart, context.Background())
+		s.startProbes()
 	}
 	// The app may have exited before the first SIGCHLD could be noticed.
 	s.reapAll()
@@ -119,6 +134,9 @@ func (s *supervisor) run(ctx context.Context) int {
 			s.onAppExit(e)
 		case ev := <-s.events:
 			s.onEvent(ev)
+		case r := <-s.probes:
+			s.onProbe(r)
+		case <-s.h.beat:
 		case <-s.graceC:
 			s.onGrace()
 		case <-s.drainC:
@@ -128,6 +146,7 @@ func (s *supervisor) run(ctx context.Context) int {
 			s.beginStop(unix.SIGTERM, "context cancelled")
 		}
 		s.advance()
+		s.publish()
 	}
 	return s.st.exitCode(s.cfg)
 }

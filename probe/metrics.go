@@ -1,0 +1,142 @@
+package probe
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/prometheus/procfs"
+)
+
+// metrics renders st, plus figures read from /proc at scrape time, in the
+// Prometheus text exposition format 0.0.4. It is written by hand so that no
+// client library ships in the binary.
+func metrics(st *Status) string {
+	if st == nil {
+		st = &Status{AppExitCode: -1}
+	}
+	var b strings.Builder
+	m := func(name, typ, help string) {
+		fmt.Fprintf(&b, "# HELP tend_%s %s\n# TYPE tend_%s %s\n", name, help, name, typ)
+	}
+	v := func(name, labels string, val float64) {
+		fmt.Fprintf(&b, "tend_%s%s %s\n", name, labels, strconv.FormatFloat(val, 'g', -1, 64))
+	}
+	m("app_up", "gauge", "Whether the app process is running (1) or not (0).")
+	v("app_up", "", b2f(st.AppUp))
+	m("app_restarts_total", "counter", "Times tend restarted the app (tend never does, yet).")
+	v("app_restarts_total", "", 0)
+	if st.AppExitCode >= 0 {
+		m("app_exit_code", "gauge", "The app's exit code, with 128+N for a death by signal N.")
+		v("app_exit_code", "", float64(st.AppExitCode))
+	}
+	m("zombies_reaped_total", "counter", "Processes other than the app and hooks that tend reaped.")
+	v("zombies_reaped_total", "", float64(st.ZombiesReaped))
+	m("signals_forwarded_total", "counter", "Signals forwarded to the app, by signal.")
+	for _, k := range sortedKeys(st.SignalsForwarded) {
+		v("signals_forwarded_total", labels("signal", k), float64(st.SignalsForwarded[k]))
+	}
+	m("hook_runs_total", "counter", "Lifecycle hook runs, by hook and result.")
+	hooks := make([]HookKey, 0, len(st.HookRuns))
+	for k := range st.HookRuns {
+		hooks = append(hooks, k)
+	}
+	sort.Slice(hooks, func(i, j int) bool { return hooks[i].Hook+hooks[i].Result < hooks[j].Hook+hooks[j].Result })
+	for _, k := range hooks {
+		v("hook_runs_total", labels("hook", k.Hook, "result", k.Result), float64(st.HookRuns[k]))
+	}
+	m("hook_duration_seconds", "histogram", "How long lifecycle hooks ran, by hook.")
+	for _, name := range sortedKeys(st.HookDurations) {
+		h := st.HookDurations[name]
+		var cum uint64
+		for i, le := range Buckets {
+			cum += h.Counts[i]
+			v("hook_duration_seconds_bucket", labels("hook", name, "le", strconv.FormatFloat(le, 'g', -1, 64)), float64(cum))
+		}
+		v("hook_duration_seconds_bucket", labels("hook", name, "le", "+Inf"), float64(h.Count))
+		v("hook_duration_seconds_sum", labels("hook", name), h.Sum)
+		v("hook_duration_seconds_count", labels("hook", name), float64(h.Count))
+	}
+	m("probe_results_total", "counter", "App probe attempts, by probe and result.")
+	probes := make([]ProbeKey, 0, len(st.ProbeResults))
+	for k := range st.ProbeResults {
+		probes = append(probes, k)
+	}
+	sort.Slice(probes, func(i, j int) bool { return probes[i].Probe+probes[i].Result < probes[j].Probe+probes[j].Result })
+	for _, k := range probes {
+		v("probe_results_total", labels("probe", k.Probe, "result", k.Result), float64(st.ProbeResults[k]))
+	}
+	m("terminating", "gauge", "Whether a stop has begun (1) or not (0).")
+	v("terminating", "", b2f(st.Terminating))
+	procMetrics(m, v)
+	return b.String()
+}
+
+// procMetrics adds what /proc says about the namespace and about tend.
+// A figure that cannot be read is left out rather than reported as zero.
+func procMetrics(m func(name, typ, help string), v func(name, labels string, val float64)) {
+	fs, err := procfs.NewDefaultFS()
+	if err != nil {
+		return
+	}
+	if procs, err := fs.AllProcs(); err == nil {
+		zombies := 0
+		for _, p := range procs {
+			if st, err := p.Stat(); err == nil && st.State == "Z" {
+				zombies++
+			}
+		}
+		m("namespace_processes", "gauge", "Processes in tend's PID namespace, as /proc shows them.")
+		v("namespace_processes", "", float64(len(procs)))
+		m("namespace_zombies", "gauge", "Zombie processes in tend's PID namespace.")
+		v("namespace_zombies", "", float64(zombies))
+	}
+	self, err := fs.Self()
+	if err != nil {
+		return
+	}
+	if st, err := self.Stat(); err == nil {
+		m("process_resident_memory_bytes", "gauge", "tend's resident memory.")
+		v("process_resident_memory_bytes", "", float64(st.ResidentMemory()))
+		if start, err := st.StartTime(); err == nil {
+			m("process_start_time_seconds", "gauge", "When tend started, in seconds since the epoch.")
+			v("process_start_time_seconds", "", start)
+		}
+	}
+	if n, err := self.FileDescriptorsLen(); err == nil {
+		m("process_open_fds", "gauge", "File descriptors tend holds open.")
+		v("process_open_fds", "", float64(n))
+	}
+}
+
+// labels renders {k="v",...}, escaping values as the format requires.
+func labels(kv ...string) string {
+	var b strings.Builder
+	b.WriteByte('{')
+	for i := 0; i+1 < len(kv); i += 2 {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		r := strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", `\n`)
+		fmt.Fprintf(&b, `%s="%s"`, kv[i], r.Replace(kv[i+1]))
+	}
+	b.WriteByte('}')
+	return b.String()
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+func b2f(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
+}

@@ -1,0 +1,199 @@
+package probe
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"syscall"
+	"time"
+)
+
+// Limits that keep slow or idle clients from holding the server: the whole
+// request head must arrive within headerTimeout and fit in maxHeader bytes,
+// and at most maxConns connections are served at once.
+const (
+	headerTimeout = 5 * time.Second
+	writeTimeout  = 5 * time.Second
+	maxHeader     = 4096
+	maxConns      = 4096
+	// staleAfter is how old a snapshot may be before /livez reports the
+	// event loop as stuck; the loop republishes every second.
+	staleAfter = 10 * time.Second
+)
+
+// ParseAddr checks a HOST:PORT health address before anything starts.
+func ParseAddr(s string) error {
+	host, port, err := net.SplitHostPort(s)
+	if err != nil {
+		return fmt.Errorf("health address %q: want HOST:PORT", s)
+	}
+	n, err := strconv.Atoi(port)
+	if err != nil || n < 0 || n > 65535 {
+		return fmt.Errorf("health address %q: bad port %q", s, port)
+	}
+	if host != "" && net.ParseIP(host) == nil && strings.ContainsAny(host, " /\\%") {
+		return fmt.Errorf("health address %q: bad host %q", s, host)
+	}
+	return nil
+}
+
+// Server is the health endpoint.
+type Server struct {
+	ln     net.Listener
+	status atomic.Pointer[Status]
+	conns  chan struct{} // a slot per open connection
+	closed atomic.Bool
+}
+
+// Listen binds addr. It is called before the app starts, so a bad or busy
+// address stops tend before anything runs.
+func Listen(addr string) (*Server, error) {
+	if err := ParseAddr(addr); err != nil {
+		return nil, err
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		if errors.Is(err, syscall.EADDRINUSE) {
+			return nil, fmt.Errorf("health address %s is already in use", addr)
+		}
+		return nil, fmt.Errorf("health address %s: %v", addr, err)
+	}
+	return &Server{ln: ln, conns: make(chan struct{}, maxConns)}, nil
+}
+
+// Addr is the bound address, useful with port 0.
+func (s *Server) Addr() net.Addr { return s.ln.Addr() }
+
+// Publish makes st the snapshot that handlers read. st must not change
+// afterwards.
+func (s *Server) Publish(st *Status) { s.status.Store(st) }
+
+// Serve accepts connections until Close. Run it in a goroutine.
+func (s *Server) Serve() error {
+	for {
+		c, err := s.ln.Accept()
+		if err != nil {
+			if s.closed.Load() {
+				return nil
+			}
+			var ne net.Error
+			if errors.As(err, &ne) && ne.Timeout() {
+				continue
+			}
+			if errors.Is(err, syscall.EMFILE) || errors.Is(err, syscall.ENFILE) {
+				time.Sleep(10 * time.Millisecond) // out of fds: back off rather than spin
+				continue
+			}
+			return err
+		}
+		select {
+		case s.conns <- struct{}{}:
+		default:
+			_ = c.Close() // over the connection limit: shed, never queue
+			continue
+		}
+		go s.serveConn(c)
+	}
+}
+
+// Close stops accepting. Requests in flight finish on their own, within
+// their deadlines; tend does not wait for them to exit.
+func (s *Server) Close() error {
+	s.closed.Store(true)
+	return s.ln.Close()
+}
+
+func (s *Server) serveConn(c net.Conn) {
+	defer func() { <-s.conns }()
+	defer c.Close()
+	// One request per connection: the whole head must arrive before the
+	// deadline, so a slowloris client is cut off however it trickles.
+	_ = c.SetDeadline(time.Now().Add(headerTimeout)) // fails only on a closed conn, which the read reports
+	method, path, err := readHead(bufio.NewReaderSize(io.LimitReader(c, maxHeader), 512))
+	if err != nil {
+		return
+	}
+	_ = c.SetWriteDeadline(time.Now().Add(writeTimeout)) // as above
+	code, ctype, body := s.respond(method, path)
+	head := fmt.Sprintf("HTTP/1.1 %d %s\r\nContent-Type: %s\r\nContent-Length: %d\r\nCache-Control: no-store\r\nConnection: close\r\n\r\n",
+		code, statusText(code), ctype, len(body))
+	if method == "HEAD" {
+		body = ""
+	}
+	_, _ = io.WriteString(c, head+body) // a client that went away needs no answer
+}
+
+// readHead reads the request line and skips the headers.
+func readHead(r *bufio.Reader) (method, path string, err error) {
+	line, err := r.ReadString('\n')
+	if err != nil {
+		return "", "", err
+	}
+	f := strings.Fields(line)
+	if len(f) != 3 || !strings.HasPrefix(f[2], "HTTP/1.") {
+		return "", "", errors.New("bad request line")
+	}
+	for {
+		h, err := r.ReadString('\n')
+		if err != nil {
+			return "", "", err
+		}
+		if h == "\r\n" || h == "\n" {
+			break
+		}
+	}
+	path, _, _ = strings.Cut(f[1], "?")
+	return f[0], path, nil
+}
+
+const textPlain = "text/plain; charset=utf-8"
+
+func (s *Server) respond(method, path string) (int, string, string) {
+	switch path {
+	case "/livez", "/readyz", "/metrics":
+	default:
+		return 404, textPlain, "not found\n"
+	}
+	if method != "GET" && method != "HEAD" {
+		return 405, textPlain, "method not allowed\n"
+	}
+	st := s.status.Load()
+	switch path {
+	case "/livez":
+		switch {
+		case st == nil:
+			return 503, textPlain, "not live: starting\n"
+		case time.Since(st.Published) > staleAfter:
+			return 503, textPlain, "not live: event loop unresponsive\n"
+		case !st.Live:
+			return 503, textPlain, st.LiveReason + "\n"
+		}
+		return 200, textPlain, "ok\n"
+	case "/readyz":
+		switch {
+		case st == nil:
+			return 503, textPlain, "not ready: starting\n"
+		case !st.Ready:
+			return 503, textPlain, st.ReadyReason + "\n"
+		}
+		return 200, textPlain, "ok\n"
+	}
+	return 200, "text/plain; version=0.0.4; charset=utf-8", metrics(st)
+}
+
+func statusText(code int) string {
+	switch code {
+	case 200:
+		return "OK"
+	case 404:
+		return "Not Found"
+	case 405:
+		return "Method Not Allowed"
+	}
+	return "Service Unavailable"
+}
