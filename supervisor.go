@@ -25,8 +25,8 @@ type supervisor struct {
 	reap   *reaper.Reaper
 	sigs   *signals.Channels
 	pid1   bool
-	app    *reaper.Child // nil in pause mode
-	events chan any         // hook results from their goroutines
+	app    *reaper.Child     // nil in pause mode
+	events chan any          // hook results from their goroutines
 	probes chan probe.Result // probe attempts from their goroutines
 	st     state
 	h      health

@@ -9,7 +9,7 @@ import (
 
 // Params are Kubernetes' probe settings.
 type Params struct {
-	Period, Timeout, InitialDelay       time.Duration
+	Period, Timeout, InitialDelay      time.Duration
 	FailureThreshold, SuccessThreshold int
 }
 
