@@ -1,0 +1,32 @@
+package probe_test
+
+import (
+	"fmt"
+
+	"github.com/tend-init/tend/probe"
+)
+
+func ExampleParseSpec() {
+	for _, s := range []string{"http://127.0.0.1:8080/healthz", "tcp://127.0.0.1:5432", `["/bin/check"]`, "https://x/"} {
+		spec, err := probe.ParseSpec(s)
+		fmt.Println(spec, err)
+	}
+	// Output:
+	// http://127.0.0.1:8080/healthz <nil>
+	// tcp://127.0.0.1:5432 <nil>
+	// ["/bin/check"] <nil>
+	//  probe "https://x/": https is not supported
+}
+
+func ExampleThreshold() {
+	t := probe.NewThreshold(probe.DefaultParams(), true)
+	for _, ok := range []bool{false, false, false, true} {
+		state, changed := t.Observe(ok)
+		fmt.Println(state, changed)
+	}
+	// Output:
+	// true false
+	// true false
+	// false true
+	// true true
+}

@@ -1,0 +1,30 @@
+package probe
+
+import (
+	"strings"
+	"testing"
+)
+
+// FuzzParseSpec: no panic, one-line errors.
+func FuzzParseSpec(f *testing.F) {
+	for _, s := range []string{"http://127.0.0.1:8080/x", "tcp://h:1", "tcp://", "http://[::1", "exit 0", `["a"]`, "[", ""} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if _, err := ParseSpec(s); err != nil && strings.Contains(err.Error(), "\n") && !strings.Contains(s, "\n") {
+			t.Fatalf("multi-line error %q", err)
+		}
+	})
+}
+
+// FuzzParseAddr: no panic, one-line errors, and the error names the input.
+func FuzzParseAddr(f *testing.F) {
+	for _, s := range []string{"127.0.0.1:8081", "not-an-address", ":0", "[::1]:80", "x:99999"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if err := ParseAddr(s); err != nil && strings.Contains(err.Error(), "\n") && !strings.Contains(s, "\n") {
+			t.Fatalf("multi-line error %q", err)
+		}
+	})
+}
