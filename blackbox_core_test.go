@@ -110,8 +110,9 @@ func TestWarnOnReap(t *testing.T) {
 
 // Contract 4: signals.
 func TestForwardsEverySignal(t *testing.T) {
-	p := startTend(t, opts{pid1: true}, "--", fakeappBin, "signals", "TERM", "9")
+	p := startTend(t, opts{pid1: true}, "-vvv", "--", fakeappBin, "signals", "TERM", "9")
 	p.stdout.wait(t, "ready", 10*time.Second)
+	p.stderr.wait(t, "realtime signals registered", 10*time.Second)
 	sigs := []syscall.Signal{syscall.SIGHUP, syscall.SIGQUIT, syscall.SIGUSR1, syscall.SIGUSR2,
 		syscall.SIGALRM, syscall.SIGCONT, syscall.SIGTSTP, syscall.SIGWINCH,
 		syscall.SIGXCPU, syscall.SIGVTALRM, 35, 40, 64}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"strconv"
@@ -66,51 +67,60 @@ func oneLine(s string) string {
 
 // parseConfig parses args (args[0] is the program name) and the environment.
 // It prints help or the version to stdout itself and then returns errHandled.
+//
+// The flags are urfave/cli's, applied to a plain flag.FlagSet: cli's own
+// App.Run looks every flag up through a regexp, which cost about half a
+// millisecond of tend's start-up. The cli App is built only to print help.
 func parseConfig(args []string, env lookupEnv, stdout io.Writer) (*config, error) {
 	specs := flagSpecs()
-	var parsed *cli.Context
-	app := &cli.App{
-		Name:                      "tend",
-		HelpName:                  "tend",
-		Usage:                     "a minimal init for containers: reaps zombies, forwards signals, runs lifecycle hooks",
-		UsageText:                 "tend [flags] [--] PROGRAM [ARGS...]\ntend [flags]    (pause mode: reap and wait for TERM)",
-		Flags:                     cliFlags(specs),
-		HideVersion:               true, // cli's -v would clash with tini's -v
-		HideHelpCommand:           true, // "tend help" must run a program named help
-		DisableSliceFlagSeparator: true, // hook values contain commas
-		Writer:                    stdout,
-		ErrWriter:                 io.Discard,
-		OnUsageError: func(_ *cli.Context, err error, _ bool) error {
-			return &usageError{msg: oneLine(err.Error())}
-		},
-		ExitErrHandler: func(*cli.Context, error) {}, // run decides the exit code
-		Action: func(c *cli.Context) error {
-			parsed = c
-			return nil
-		},
-	}
-	if err := app.Run(append([]string{"tend"}, expandShort(args[1:], specs)...)); err != nil {
-		var ue *usageError
-		if errors.As(err, &ue) {
-			return nil, err
+	set := flag.NewFlagSet("tend", flag.ContinueOnError)
+	set.SetOutput(io.Discard)
+	set.Bool("help", false, "")
+	set.Bool("h", false, "")
+	for _, f := range cliFlags(specs) {
+		if err := f.Apply(set); err != nil {
+			return nil, usagef("%v", err)
 		}
-		return nil, &usageError{msg: oneLine(err.Error())}
 	}
-	if parsed == nil { // -h was handled by cli
-		return nil, errHandled
+	if err := set.Parse(expandShort(args[1:], specs)); err != nil {
+		return nil, usagef("%v", err)
 	}
-	if parsed.Bool("version") {
+	given := map[string]bool{}
+	set.Visit(func(f *flag.Flag) { given[f.Name] = true })
+	switch {
+	case given["help"] || given["h"]:
+		return nil, printHelp(specs, stdout)
+	case given["version"]:
 		_, _ = fmt.Fprintf(stdout, "tend %s\n", version) // stdout gone: nothing to report to
 		return nil, errHandled
 	}
-	return buildConfig(parsed, specs, env)
+	return buildConfig(values{set: set, given: given, env: env, specs: specs})
+}
+
+// printHelp renders usage through urfave/cli.
+func printHelp(specs []flagSpec, stdout io.Writer) error {
+	app := &cli.App{
+		Name:            "tend",
+		HelpName:        "tend",
+		Usage:           "a minimal init for containers: reaps zombies, forwards signals, runs lifecycle hooks",
+		UsageText:       "tend [flags] [--] PROGRAM [ARGS...]\ntend [flags]    (pause mode: reap and wait for TERM)",
+		Flags:           cliFlags(specs),
+		HideVersion:     true, // cli's -v would clash with tini's -v
+		HideHelpCommand: true,
+		Writer:          stdout,
+		ErrWriter:       io.Discard,
+		ExitErrHandler:  func(*cli.Context, error) {}, // run decides the exit code
+	}
+	if err := app.Run([]string{"tend", "--help"}); err != nil {
+		return err
+	}
+	return errHandled
 }
 
 // buildConfig turns parsed flags, then the environment for any flag that was
 // not given, into a config. Flags win over variables.
-func buildConfig(c *cli.Context, specs []flagSpec, env lookupEnv) (*config, error) {
-	v := values{c: c, env: env, specs: specs}
-	cfg := &config{Args: c.Args().Slice(), Rewrite: signals.Rewrite{}}
+func buildConfig(v values) (*config, error) {
+	cfg := &config{Args: v.set.Args(), Rewrite: signals.Rewrite{}}
 	cfg.Subreaper = v.boolean("subreaper")
 	cfg.KillGroup = v.boolean("kill-group")
 	cfg.WarnOnReap = v.boolean("warn-on-reap")

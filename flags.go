@@ -1,6 +1,7 @@
 package main
 
 import (
+	"flag"
 	"fmt"
 	"strconv"
 	"strings"
@@ -116,11 +117,17 @@ func cliFlags(specs []flagSpec) []cli.Flag {
 		case kindBool:
 			out = append(out, &cli.BoolFlag{Name: s.long, Aliases: aliases, Usage: envHelp(s)})
 		case kindCount:
-			out = append(out, &cli.BoolFlag{Name: s.long, Aliases: aliases, Usage: envHelp(s), Count: new(int)})
+			// cli's Apply subtracts one count per alias, expecting its
+			// own parser to double-count them; ours does not, so start
+			// the count at the number of aliases.
+			n := len(aliases)
+			out = append(out, &cli.BoolFlag{Name: s.long, Aliases: aliases, Usage: envHelp(s), Count: &n})
 		case kindValue:
 			out = append(out, &cli.StringFlag{Name: s.long, Aliases: aliases, Usage: envHelp(s)})
 		case kindList:
-			out = append(out, &cli.StringSliceFlag{Name: s.long, Aliases: aliases, Usage: envHelp(s)})
+			// Not cli.StringSliceFlag: outside cli.App it splits values
+			// on commas, and hook commands contain commas.
+			out = append(out, &cli.GenericFlag{Name: s.long, Aliases: aliases, Usage: envHelp(s), Value: &listValue{}})
 		}
 	}
 	return out
@@ -188,9 +195,16 @@ func expandShort(args []string, specs []flagSpec) []string {
 	return out
 }
 
+// listValue collects a repeatable flag's values in order.
+type listValue []string
+
+func (l *listValue) String() string     { return strings.Join(*l, ", ") }
+func (l *listValue) Set(s string) error { *l = append(*l, s); return nil }
+
 // values reads one flag from the command line, or else from its variables.
 type values struct {
-	c     *cli.Context
+	set   *flag.FlagSet
+	given map[string]bool // flags present on the command line, by long name
 	env   lookupEnv
 	specs []flagSpec
 }
@@ -205,8 +219,8 @@ func (v values) spec(long string) flagSpec {
 }
 
 func (v values) boolean(long string) bool {
-	if v.c.IsSet(long) {
-		return v.c.Bool(long)
+	if v.given[long] {
+		return v.set.Lookup(long).Value.String() == "true"
 	}
 	s := v.spec(long)
 	for _, name := range s.env {
@@ -224,8 +238,8 @@ func (v values) boolean(long string) bool {
 }
 
 func (v values) str(long string) (string, bool) {
-	if v.c.IsSet(long) {
-		return v.c.String(long), true
+	if v.given[long] {
+		return v.set.Lookup(long).Value.String(), true
 	}
 	for _, name := range v.spec(long).env {
 		if val, ok := v.env(name); ok && val != "" {
@@ -236,8 +250,10 @@ func (v values) str(long string) (string, bool) {
 }
 
 func (v values) list(long string) []string {
-	if v.c.IsSet(long) {
-		return v.c.StringSlice(long)
+	if v.given[long] {
+		if l, ok := v.set.Lookup(long).Value.(*listValue); ok {
+			return *l
+		}
 	}
 	s := v.spec(long)
 	for _, name := range s.env {
@@ -256,8 +272,10 @@ func (v values) list(long string) []string {
 // verbosity is 1 (warnings) plus one per -v; without -v, TEND_VERBOSITY or
 // TINI_VERBOSITY give the level as a number.
 func (v values) verbosity() (int, error) {
-	if v.c.IsSet("verbose") {
-		return levelWarn + v.c.Count("verbose"), nil
+	if v.given["verbose"] {
+		if c, ok := v.set.Lookup("verbose").Value.(interface{ Count() int }); ok {
+			return levelWarn + c.Count(), nil
+		}
 	}
 	for _, name := range v.spec("verbose").env {
 		val, ok := v.env(name)

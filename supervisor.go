@@ -66,6 +66,7 @@ func newSupervisor(cfg *config, log *logger) (*supervisor, error) {
 		log.Debugf("%s was ignored when tend started: it stays ignored, and the app inherits that", signals.Name(sig))
 	}
 	if len(cfg.Args) == 0 {
+		s.sigs.ListenRealtime()
 		log.Infof("no program given: pause mode, reaping until TERM or INT")
 		return s, nil
 	}
@@ -114,6 +115,10 @@ func (s *supervisor) run(ctx context.Context) int {
 		s.h.beat = t.C
 	}
 	var appDone <-chan reaper.Exit
+	realtime := time.After(signals.RealtimeDelay)
+	if s.app == nil {
+		realtime = nil // pause mode registered them already
+	}
 	if s.app != nil {
 		appDone = s.app.Done()
 		s.st.phase = phaseRunning
@@ -136,6 +141,10 @@ func (s *supervisor) run(ctx context.Context) int {
 			s.onEvent(ev)
 		case r := <-s.probes:
 			s.onProbe(r)
+		case <-realtime:
+			realtime = nil
+			s.sigs.ListenRealtime()
+			s.log.Debugf("realtime signals registered")
 		case <-s.h.beat:
 		case <-s.graceC:
 			s.onGrace()
