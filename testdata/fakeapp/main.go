@@ -153,6 +153,9 @@ func info(args []string) int {
 	fmt.Printf("args=%s\n", strings.Join(args, "|"))
 	fmt.Printf("cwd=%s\n", wd)
 	fmt.Printf("env_FAKE=%s\n", os.Getenv("FAKE"))
+	if init, err := os.ReadFile("/proc/1/cmdline"); err == nil {
+		fmt.Printf("init=%s\n", strings.ReplaceAll(strings.TrimRight(string(init), "\x00"), "\x00", " "))
+	}
 	if st, err := os.ReadFile("/proc/self/status"); err == nil {
 		for _, l := range strings.Split(string(st), "\n") {
 			if strings.HasPrefix(l, "SigIgn:") || strings.HasPrefix(l, "SigBlk:") {
