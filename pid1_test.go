@@ -60,6 +60,30 @@ func pid1Helper(mode string) int {
 			}
 		}
 		fmt.Printf("RESULT wrong=%d runs=%d reaped=%d leftover=%v\n", wrong, runs, reaped, hasChildren())
+	case "fire":
+		// args: runs. Each app keeps orphaning processes in the
+		// background while it exits with a random code or signal.
+		runs, _ := strconv.Atoi(args[0])
+		wrong := 0
+		var reaped uint64
+		rng := rand.New(rand.NewSource(2))
+		start := time.Now()
+		for i := 0; i < runs; i++ {
+			want := rng.Intn(256)
+			end := "exit " + strconv.Itoa(want)
+			if rng.Intn(4) == 0 {
+				sig := []int{1, 2, 3, 6, 9, 10, 12, 14, 15}[rng.Intn(9)]
+				want, end = 128+sig, "kill -"+strconv.Itoa(sig)+" $$"
+			}
+			script := "(while :; do (true &); done) & i=0; while [ $i -lt 3 ]; do (true &); i=$((i+1)); done; " + end
+			code, n, err := superviseOnce([]string{"tend", "--drain-timeout", "2s", "--", "sh", "-c", script})
+			reaped += n
+			if err != nil || code != want {
+				wrong++
+				fmt.Printf("run %d: want %d got %d err=%v\n", i, want, code, err)
+			}
+		}
+		fmt.Printf("RESULT wrong=%d runs=%d reaped=%d leftover=%v took=%s\n", wrong, runs, reaped, hasChildren(), time.Since(start).Round(time.Millisecond))
 	case "pidreuse":
 		fmt.Println("RESULT " + pidReuse())
 	default:
