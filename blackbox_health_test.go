@@ -233,8 +233,13 @@ func TestPauseMode(t *testing.T) {
 		t.Fatalf("nsenter: %v %s", err, out)
 	}
 	p.stderr.waitCount(t, "Reaped zombie process", 2, 10*time.Second)
-	if m := scrape(t, addr); m["tend_zombies_reaped_total"] != 2 || m["tend_namespace_zombies"] != 0 {
-		t.Fatalf("metrics after the orphans: %v", m)
+	// The snapshot follows the log line by one loop iteration.
+	deadline := time.Now().Add(5 * time.Second)
+	for m := scrape(t, addr); m["tend_zombies_reaped_total"] != 2 || m["tend_namespace_zombies"] != 0; m = scrape(t, addr) {
+		if time.Now().After(deadline) {
+			t.Fatalf("metrics after the orphans: %v", m)
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 	p.signal(syscall.SIGTERM)
 	if code := p.wait(10 * time.Second); code != 0 {

@@ -113,7 +113,7 @@ func (s *supervisor) publish() {
 		AppUp:            s.app != nil && !st.appExited,
 		AppExitCode:      -1,
 		Terminating:      st.terminating,
-		ZombiesReaped:    st.zombiesReaped,
+		ZombiesReaped:    s.orphans.Load(),
 		SignalsForwarded: make(map[string]uint64, len(st.forwarded)),
 		HookRuns:         make(map[probe.HookKey]uint64, len(s.h.hookRuns)),
 		HookDurations:    make(map[string]probe.Histogram, len(s.h.hookDuration)),

@@ -103,7 +103,7 @@ func pidReuse() string {
 	if err := unix.Mount("proc", "/proc", "proc", 0, ""); err != nil {
 		return "error=mount-proc:" + err.Error()
 	}
-	r := reaper.New()
+	r := reaper.New(nil)
 	old, err := r.Start(exec.Command("true"))
 	if err != nil {
 		return "error=start:" + err.Error()
@@ -163,7 +163,7 @@ func superviseOnce(args []string) (code int, reaped uint64, err error) {
 		return -1, 0, err
 	}
 	code = sup.run(context.Background())
-	return code, sup.st.zombiesReaped, nil
+	return code, sup.orphans.Load(), nil
 }
 
 // hasChildren reports whether anything is left to reap: after tend's loop

@@ -59,8 +59,7 @@ type state struct {
 	drainKilled  bool
 	hooks        map[string]*hookRun
 
-	zombiesReaped uint64
-	forwarded     map[unix.Signal]uint64
+	forwarded map[unix.Signal]uint64
 }
 
 func newState() state {

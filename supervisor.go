@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -30,6 +31,9 @@ type supervisor struct {
 	probes chan probe.Result // probe attempts from their goroutines
 	st     state
 	h      health
+	// orphans counts reaped processes nobody subscribed to; the reaper's
+	// goroutine adds to it (see onOrphan).
+	orphans atomic.Uint64
 
 	graceC <-chan time.Time // fires at the stop deadline
 	drainC <-chan time.Time // fires at the end of draining
@@ -44,12 +48,13 @@ func newSupervisor(cfg *config, log *logger) (*supervisor, error) {
 	s := &supervisor{
 		cfg:    cfg,
 		log:    log,
-		reap:   reaper.New(),
+		reap:   nil, // set below: its orphan callback needs s
 		pid1:   os.Getpid() == 1,
 		events: make(chan any, 16),
 		probes: make(chan probe.Result, 16),
 		st:     newState(),
 	}
+	s.reap = reaper.New(s.onOrphan)
 	if cfg.Pdeathsig != 0 {
 		if err := unix.Prctl(unix.PR_SET_PDEATHSIG, uintptr(cfg.Pdeathsig), 0, 0, 0); err != nil {
 			return nil, fmt.Errorf("prctl(PR_SET_PDEATHSIG, %s): %w", signals.Name(cfg.Pdeathsig), err)
@@ -108,6 +113,10 @@ func (s *supervisor) setSubreaper() error {
 func (s *supervisor) run(ctx context.Context) int {
 	defer s.sigs.Stop()
 	defer s.h.stop()
+	done := make(chan struct{})
+	defer close(done)
+	batches := make(chan reaper.Batch, 1)
+	go s.reap.Run(done, batches)
 	if s.h.server != nil {
 		defer s.h.server.Close()
 		t := time.NewTicker(time.Second)
@@ -130,7 +139,12 @@ func (s *supervisor) run(ctx context.Context) int {
 	ctxDone := ctx.Done()
 	for s.st.phase != phaseDone {
 		select {
+		case b := <-batches:
+			s.onReaped(b)
 		case <-s.sigs.Child:
+			// Run reaps as the kernel reports exits; SIGCHLD only
+			// wakes it when it was idle for want of children.
+			s.reap.Kick()
 			s.reapAll()
 		case sig := <-s.sigs.Forward:
 			s.onSignal(sig.(syscall.Signal))
@@ -165,16 +179,24 @@ func (s *supervisor) run(ctx context.Context) int {
 // orphans.
 func (s *supervisor) reapAll() {
 	orphans, none, err := s.reap.Reap()
-	if err != nil {
-		s.log.Errorf("%v", err)
+	s.onReaped(reaper.Batch{Orphans: orphans, None: none, Err: err})
+}
+
+func (s *supervisor) onReaped(b reaper.Batch) {
+	if b.Err != nil {
+		s.log.Errorf("%v", b.Err)
 	}
-	s.st.zombiesReaped += uint64(len(orphans))
+	s.st.noChildren = b.None
+}
+
+// onOrphan runs on the reaper's goroutine, under its lock, for each orphan
+// the moment it is reaped. It only counts and logs: the counter is atomic
+// so that the loop can read it, and a log line is one write.
+func (s *supervisor) onOrphan(e reaper.Exit) {
+	s.orphans.Add(1)
 	if s.cfg.WarnOnReap {
-		for _, o := range orphans {
-			s.log.Warnf("Reaped zombie process with pid=%d", o.Pid)
-		}
+		s.log.Warnf("Reaped zombie process with pid=%d", e.Pid)
 	}
-	s.st.noChildren = none
 }
 
 // onSignal handles one forwardable signal. TERM and INT begin the stop

@@ -17,7 +17,7 @@ import (
 // SIGCHLD. The test process is not PID 1, so only its own children exit here.
 func startReaper(t *testing.T) *reaper.Reaper {
 	t.Helper()
-	r := reaper.New()
+	r := reaper.New(nil)
 	ch := make(chan os.Signal, 1)
 	signal.Notify(ch, syscall.SIGCHLD)
 	done := make(chan struct{})

@@ -31,6 +31,8 @@ func TestParseSpec(t *testing.T) {
 		{`["/bin/check","--fast"]`, kindExec, true},
 		{"http://", 0, false},
 		{"https://x:1/", 0, false},
+		{"grpc://x:1", 0, false},
+		{"echo http://x", kindExec, true},
 		{"tcp://nohost", 0, false},
 		{"tcp://", 0, false},
 		{"", 0, false},
@@ -204,7 +206,7 @@ func TestHTTPAndTCPProbes(t *testing.T) {
 
 // reaperLoop drives a reaper on SIGCHLD, as tend's loop does.
 func reaperLoop(t *testing.T) *reaper.Reaper {
-	r := reaper.New()
+	r := reaper.New(nil)
 	ch := make(chan os.Signal, 1)
 	signal.Notify(ch, syscall.SIGCHLD)
 	done := make(chan struct{})

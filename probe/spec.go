@@ -48,6 +48,9 @@ func ParseSpec(s string) (Spec, error) {
 			return Spec{}, fmt.Errorf("probe %q: want tcp://HOST:PORT", s)
 		}
 		return Spec{kind: kindTCP, addr: addr}, nil
+	case isURL(s):
+		// grpc://, ftp://... would otherwise run as a shell command.
+		return Spec{}, fmt.Errorf("probe %q: unsupported scheme (want http:// or tcp://)", s)
 	}
 	c, err := hooks.Parse(s)
 	if err != nil {
@@ -92,4 +95,18 @@ func (s Spec) Probe(ctx context.Context, st hooks.Starter, env []string, timeout
 		return errors.New("timed out")
 	}
 	return res.Err
+}
+
+// isURL reports whether s starts with a URL scheme followed by "://".
+func isURL(s string) bool {
+	i := strings.Index(s, "://")
+	if i <= 0 {
+		return false
+	}
+	for _, r := range s[:i] {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '+' || r == '-' || r == '.') {
+			return false
+		}
+	}
+	return true
 }

@@ -44,11 +44,17 @@ type Reaper struct {
 	// subscriber rather than being mistaken for an orphan.
 	mu   sync.Mutex
 	subs map[int]*Child
+	kick chan struct{} // wakes Run when it has no child to wait for
+	// orphan is called, under mu, for every reaped process that nobody
+	// subscribed to, the moment it is reaped: nothing is lost in transit
+	// when tend exits right after.
+	orphan func(Exit)
 }
 
-// New returns the reaper. There must be only one per process.
-func New() *Reaper {
-	return &Reaper{subs: make(map[int]*Child)}
+// New returns the reaper. There must be only one per process. orphan, if
+// not nil, is called for each reaped orphan; it must not block.
+func New(orphan func(Exit)) *Reaper {
+	return &Reaper{subs: make(map[int]*Child), kick: make(chan struct{}, 1), orphan: orphan}
 }
 
 // Child is a process started through the reaper.
@@ -124,6 +130,7 @@ func (r *Reaper) Start(cmd *exec.Cmd) (*Child, error) {
 	}
 	c := &Child{Pid: cmd.Process.Pid, r: r, proc: cmd.Process, done: make(chan Exit, 1)}
 	r.subs[c.Pid] = c
+	r.Kick() // Run may be idle for want of children
 	return c, nil
 }
 
@@ -167,5 +174,79 @@ func (r *Reaper) Reap() (orphans []Exit, none bool, err error) {
 			continue
 		}
 		orphans = append(orphans, e)
+		if r.orphan != nil {
+			r.orphan(e)
+		}
+	}
+}
+
+// Batch is what one Reap collected.
+type Batch struct {
+	Orphans []Exit
+	None    bool // no child left at all
+	Err     error
+}
+
+// Kick wakes Run when it is idle because tend had no children: a process
+// was started, or a SIGCHLD says an adopted process (one that joined the
+// namespace with setns) has exited. Extra kicks are harmless.
+func (r *Reaper) Kick() {
+	select {
+	case r.kick <- struct{}{}:
+	default:
+	}
+}
+
+// Run collects exits as soon as the kernel reports them, without waiting
+// for SIGCHLD to travel through the Go runtime's signal machinery: it
+// blocks in waitid(P_ALL, WEXITED|WNOWAIT), which only peeks, and then
+// reaps everything with Reap under the lock. It sends each batch to out and
+// returns when ctx is done; a stale Run that wakes later reaps nothing.
+// Run is still the only reaping loop, and Reap remains safe to call from
+// the event loop, since both take the same lock.
+func (r *Reaper) Run(done <-chan struct{}, out chan<- Batch) {
+	for {
+		var info unix.Siginfo
+		err := unix.Waitid(unix.P_ALL, 0, &info, unix.WEXITED|unix.WNOWAIT, nil)
+		select {
+		case <-done:
+			return
+		default:
+		}
+		switch {
+		case errors.Is(err, unix.EINTR):
+			continue
+		case errors.Is(err, unix.ECHILD):
+			// Nothing to wait for until a child is started or adopted.
+			select {
+			case out <- Batch{None: true}:
+			case <-done:
+				return
+			}
+			select {
+			case <-r.kick:
+			case <-done:
+				return
+			}
+			continue
+		case err != nil:
+			select {
+			case out <- Batch{Err: fmt.Errorf("waitid: %w", err)}:
+			case <-done:
+				return
+			}
+			select {
+			case <-r.kick:
+			case <-done:
+				return
+			}
+			continue
+		}
+		orphans, none, rerr := r.Reap()
+		select {
+		case out <- Batch{Orphans: orphans, None: none, Err: rerr}:
+		case <-done:
+			return
+		}
 	}
 }

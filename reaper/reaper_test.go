@@ -30,7 +30,7 @@ func TestExitCode(t *testing.T) {
 func TestStartRejectsGoroutineStdio(t *testing.T) {
 	cmd := exec.Command("true")
 	cmd.Stdout = new(nopWriter)
-	if _, err := New().Start(cmd); err != ErrStdio {
+	if _, err := New(nil).Start(cmd); err != ErrStdio {
 		t.Fatalf("want ErrStdio, got %v", err)
 	}
 }
@@ -43,7 +43,7 @@ func (*nopWriter) Write(p []byte) (int, error) { return len(p), nil }
 // at once must still be matched to its subscription, never reported as an
 // orphan.
 func TestEarlyExitIsNotLost(t *testing.T) {
-	r := New()
+	r := New(nil)
 	for i := 0; i < 50; i++ {
 		c, err := r.Start(exec.Command("sh", "-c", "exit 5"))
 		if err != nil {
