@@ -51,5 +51,20 @@ release:
 bench: build fakeapp
 	./bench/run.sh
 
+# torture runs the reliability cases with the issue's numbers (2,000 apps,
+# 10,000 orphans and signals, a 10-minute long run), every fault and
+# bad-input test, and each fuzz target for 30 s; then prints a summary.
+TORTURE_RUN := Torture|PID1|Fault|Drain|Daemon|KillToApp|AppExecs|ClosedPipes|ReadOnlyRoot|Pdeath|Ignored|SecondTerm|TermDuring|AppExitsDuring|Hung|Bad|Rewrite
+torture: deps
+	@mkdir -p $(OUT); rm -f $(OUT)/torture.md $(OUT)/torture.log
+	TEND_TORTURE=1 TEND_TORTURE_SUMMARY=$(abspath $(OUT))/torture.md \
+	  $(GO) test -count=1 -timeout 60m -run '$(TORTURE_RUN)' -v . > $(OUT)/torture.log 2>&1; \
+	  status=$$?; \
+	  echo "| case | figure | target |"; echo "|---|---|---|"; cat $(OUT)/torture.md; echo; \
+	  echo "| test | result |"; echo "|---|---|"; \
+	  grep -E '^--- (PASS|FAIL|SKIP)' $(OUT)/torture.log | awk '{print "| " $$3 " | " $$2 " " $$4 " |"}'; \
+	  $(MAKE) --no-print-directory fuzz FUZZTIME=30s; \
+	  exit $$status
+
 clean:
 	rm -rf $(OUT)

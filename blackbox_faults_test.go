@@ -129,3 +129,22 @@ func exitCodeOf(err error) int {
 	}
 	return -1
 }
+
+func TestFaultHookIgnoringTermIsKilledWithItsGroup(t *testing.T) {
+	dir := t.TempDir()
+	p := startTend(t, opts{pid1: true}, "-v", "--hook-timeout", "300ms",
+		"--pre-stop", `trap '' TERM; sleep 60 & echo $! > `+dir+`/child; echo hook-up; wait`,
+		"--post-stop", `test -e /proc/$(cat `+dir+`/child) && echo child-alive; echo checked`,
+		"--", fakeappBin, "signals", "TERM", "0")
+	p.stdout.wait(t, "ready", 10*time.Second)
+	p.signal(syscall.SIGTERM)
+	p.stdout.wait(t, "hook-up", 5*time.Second)
+	if code := p.wait(10 * time.Second); code != 0 || !p.stderr.has("pre-stop failed") || !p.stderr.has("timed out") {
+		t.Fatalf("exit %d\n%s", code, p.stderr)
+	}
+	// The child ignores TERM too; had the timeout not killed the group,
+	// only the drain's SIGKILL would have ended it.
+	if !p.stdout.has("checked") || p.stdout.has("child-alive") || p.stderr.has("sent SIGKILL") {
+		t.Fatalf("the hook's group must be killed at the timeout:\n%s\n%s", p.stdout, p.stderr)
+	}
+}
