@@ -188,3 +188,29 @@ func TestTortureLongRun(t *testing.T) {
 		t.Fatalf("tend leaks: RSS %d -> %d kB, fds %d -> %d", rss0, rss1, fd0, fd1)
 	}
 }
+
+func TestTortureReadyzDuringOrphanStorm(t *testing.T) {
+	n := scale(1000, 10000)
+	addr := freeAddr(t)
+	p := startTend(t, opts{pid1: true}, "--health-addr", addr, "--", "sh", "-c",
+		`echo ready; read go; "$FAKEAPP" storm `+strconv.Itoa(n)+`; echo storm-done; exec "$FAKEAPP" signals TERM 0`)
+	p.stdout.wait(t, "ready", 10*time.Second)
+	waitStatus(t, addr, "/readyz", 200, 10*time.Second)
+	// stdin is /dev/null: `read` returns at once, so the storm starts now.
+	var lat []time.Duration
+	for !p.stdout.has("storm-done") {
+		start := time.Now()
+		if code, _ := status(addr, "/readyz"); code != 200 {
+			t.Fatalf("/readyz %d during the storm", code)
+		}
+		lat = append(lat, time.Since(start))
+	}
+	p.signal(syscall.SIGTERM)
+	p.wait(30 * time.Second)
+	if len(lat) == 0 {
+		t.Fatal("no request completed during the storm")
+	}
+	sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
+	report(t, fmt.Sprintf("/readyz during a %d-orphan storm", n),
+		fmt.Sprintf("%d requests, p50 %s p99 %s max %s", len(lat), lat[len(lat)/2].Round(time.Microsecond), lat[len(lat)*99/100].Round(time.Microsecond), lat[len(lat)-1].Round(time.Microsecond)), "p99 < 50ms")
+}
