@@ -38,12 +38,7 @@ func metrics(st *Status) string {
 		v("signals_forwarded_total", labels("signal", k), float64(st.SignalsForwarded[k]))
 	}
 	m("hook_runs_total", "counter", "Lifecycle hook runs, by hook and result.")
-	hooks := make([]HookKey, 0, len(st.HookRuns))
-	for k := range st.HookRuns {
-		hooks = append(hooks, k)
-	}
-	sort.Slice(hooks, func(i, j int) bool { return hooks[i].Hook+hooks[i].Result < hooks[j].Hook+hooks[j].Result })
-	for _, k := range hooks {
+	for _, k := range sortedBy(st.HookRuns, func(k HookKey) string { return k.Hook + "\x00" + k.Result }) {
 		v("hook_runs_total", labels("hook", k.Hook, "result", k.Result), float64(st.HookRuns[k]))
 	}
 	m("hook_duration_seconds", "histogram", "How long lifecycle hooks ran, by hook.")
@@ -59,12 +54,7 @@ func metrics(st *Status) string {
 		v("hook_duration_seconds_count", labels("hook", name), float64(h.Count))
 	}
 	m("probe_results_total", "counter", "App probe attempts, by probe and result.")
-	probes := make([]ProbeKey, 0, len(st.ProbeResults))
-	for k := range st.ProbeResults {
-		probes = append(probes, k)
-	}
-	sort.Slice(probes, func(i, j int) bool { return probes[i].Probe+probes[i].Result < probes[j].Probe+probes[j].Result })
-	for _, k := range probes {
+	for _, k := range sortedBy(st.ProbeResults, func(k ProbeKey) string { return k.Probe + "\x00" + k.Result }) {
 		v("probe_results_total", labels("probe", k.Probe, "result", k.Result), float64(st.ProbeResults[k]))
 	}
 	m("terminating", "gauge", "Whether a stop has begun (1) or not (0).")
@@ -125,13 +115,18 @@ func labels(kv ...string) string {
 	return b.String()
 }
 
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
+// sortedBy returns m's keys ordered by key, so that scrapes are stable.
+func sortedBy[K comparable, V any](m map[K]V, key func(K) string) []K {
+	out := make([]K, 0, len(m))
 	for k := range m {
 		out = append(out, k)
 	}
-	sort.Strings(out)
+	sort.Slice(out, func(i, j int) bool { return key(out[i]) < key(out[j]) })
 	return out
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	return sortedBy(m, func(k string) string { return k })
 }
 
 func b2f(b bool) float64 {

@@ -205,6 +205,14 @@ func (r *Reaper) Kick() {
 // Run is still the only reaping loop, and Reap remains safe to call from
 // the event loop, since both take the same lock.
 func (r *Reaper) Run(done <-chan struct{}, out chan<- Batch) {
+	send := func(b Batch) bool {
+		select {
+		case out <- b:
+			return true
+		case <-done:
+			return false
+		}
+	}
 	for {
 		var info unix.Siginfo
 		err := unix.Waitid(unix.P_ALL, 0, &info, unix.WEXITED|unix.WNOWAIT, nil)
@@ -213,38 +221,27 @@ func (r *Reaper) Run(done <-chan struct{}, out chan<- Batch) {
 			return
 		default:
 		}
+		var b Batch
 		switch {
 		case errors.Is(err, unix.EINTR):
 			continue
+		case err == nil:
+			orphans, none, rerr := r.Reap()
+			if !send(Batch{Orphans: orphans, None: none, Err: rerr}) {
+				return
+			}
+			continue
 		case errors.Is(err, unix.ECHILD):
-			// Nothing to wait for until a child is started or adopted.
-			select {
-			case out <- Batch{None: true}:
-			case <-done:
-				return
-			}
-			select {
-			case <-r.kick:
-			case <-done:
-				return
-			}
-			continue
-		case err != nil:
-			select {
-			case out <- Batch{Err: fmt.Errorf("waitid: %w", err)}:
-			case <-done:
-				return
-			}
-			select {
-			case <-r.kick:
-			case <-done:
-				return
-			}
-			continue
+			b = Batch{None: true}
+		default:
+			b = Batch{Err: fmt.Errorf("waitid: %w", err)}
 		}
-		orphans, none, rerr := r.Reap()
+		// Nothing to wait for until a child is started or adopted.
+		if !send(b) {
+			return
+		}
 		select {
-		case out <- Batch{Orphans: orphans, None: none, Err: rerr}:
+		case <-r.kick:
 		case <-done:
 			return
 		}
