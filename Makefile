@@ -33,8 +33,8 @@ deps:
 
 test: deps
 	$(GO) vet ./...
+	$(MAKE) --no-print-directory fuzz
 	$(GO) test -race -count=1 ./...
-	$(MAKE) fuzz
 
 # fuzz runs every fuzz target for FUZZTIME; the seed corpora live in each
 # package's testdata/fuzz and also run in plain `go test`.
