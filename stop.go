@@ -124,11 +124,7 @@ func (s *supervisor) sendStop() {
 	s.forward(s.st.stopSignal)
 }
 
-func (s *supervisor) onEvent(ev any) {
-	res, ok := ev.(hooks.Result)
-	if !ok {
-		return
-	}
+func (s *supervisor) onEvent(res hooks.Result) {
 	h := s.st.hooks[res.Hook]
 	delete(s.st.hooks, res.Hook)
 	if h != nil {

@@ -27,7 +27,7 @@ type supervisor struct {
 	sigs   *signals.Channels
 	pid1   bool
 	app    *reaper.Child     // nil in pause mode
-	events chan any          // hook results from their goroutines
+	events chan hooks.Result // hook results from their goroutines
 	probes chan probe.Result // probe attempts from their goroutines
 	st     state
 	h      health
@@ -50,7 +50,7 @@ func newSupervisor(cfg *config, log *logger) (*supervisor, error) {
 		log:    log,
 		reap:   nil, // set below: its orphan callback needs s
 		pid1:   os.Getpid() == 1,
-		events: make(chan any, 16),
+		events: make(chan hooks.Result, 16),
 		probes: make(chan probe.Result, 16),
 		st:     newState(),
 	}
