@@ -57,6 +57,7 @@ type state struct {
 	stopBegan    time.Time
 	exitOverride int // one of the exit* codes, or 0
 	drainKilled  bool
+	drainBegan   time.Time
 	hooks        map[string]*hookRun
 
 	forwarded map[unix.Signal]uint64
@@ -196,6 +197,7 @@ func (s *supervisor) advance() {
 // our descendants otherwise) and gives them the drain timeout.
 func (s *supervisor) beginDrain() {
 	s.st.phase = phaseDraining
+	s.st.drainBegan = time.Now()
 	if s.grace != nil {
 		s.grace.Stop()
 		s.graceC = nil
@@ -231,6 +233,7 @@ func (s *supervisor) endDrain() {
 	if s.drain != nil {
 		s.drain.Stop()
 		s.drainC = nil
+		s.log.Infof("drain: done in %s", time.Since(s.st.drainBegan).Round(time.Millisecond))
 	}
 	s.st.phase = phasePostStop
 	if len(s.cfg.PostStop) == 0 {
