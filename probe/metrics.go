@@ -45,7 +45,7 @@ func metrics(st *Status) string {
 	for _, name := range sortedKeys(st.HookDurations) {
 		h := st.HookDurations[name]
 		var cum uint64
-		for i, le := range Buckets {
+		for i, le := range BucketBounds() {
 			cum += h.Counts[i]
 			v("hook_duration_seconds_bucket", labels("hook", name, "le", strconv.FormatFloat(le, 'g', -1, 64)), float64(cum))
 		}

@@ -30,14 +30,20 @@ type Status struct {
 	Published time.Time
 }
 
-// Buckets are the upper bounds of hook duration histograms, in seconds,
-// from a quick shell command to a slow drain script.
-var Buckets = [...]float64{0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60}
+// NumBuckets is the number of finite histogram buckets.
+const NumBuckets = 13
+
+// BucketBounds returns the upper bounds of hook duration histograms, in
+// seconds, from a quick shell command to a slow drain script. It is a
+// function, not a package variable, so nothing can change it.
+func BucketBounds() [NumBuckets]float64 {
+	return [NumBuckets]float64{0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60}
+}
 
 // Histogram is a fixed-bucket histogram kept by value, so a snapshot can
 // copy it without sharing memory with the loop.
 type Histogram struct {
-	Counts [len(Buckets)]uint64 // non-cumulative counts per bucket
+	Counts [NumBuckets]uint64 // non-cumulative counts per bucket
 	Count  uint64
 	Sum    float64
 }
@@ -46,7 +52,7 @@ type Histogram struct {
 func (h *Histogram) Observe(seconds float64) {
 	h.Count++
 	h.Sum += seconds
-	for i, b := range Buckets {
+	for i, b := range BucketBounds() {
 		if seconds <= b {
 			h.Counts[i]++
 			return
