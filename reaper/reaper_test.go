@@ -3,6 +3,7 @@ package reaper
 import (
 	"os"
 	"os/exec"
+	"syscall"
 	"testing"
 
 	"golang.org/x/sys/unix"
@@ -81,10 +82,15 @@ func TestEarlyExitIsNotLost(t *testing.T) {
 
 func TestDescendants(t *testing.T) {
 	cmd := exec.Command("sh", "-c", "sleep 30 & sleep 30 & wait")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }() // test cleanup; outside any reaper
+	defer func() {
+		// The whole group, sleeps included: they must not outlive the test.
+		_ = unix.Kill(-cmd.Process.Pid, unix.SIGKILL) // test cleanup
+		_ = cmd.Wait()                                // test cleanup; outside any reaper
+	}()
 	var pids []int
 	for i := 0; i < 200 && len(pids) < 3; i++ {
 		var err error
