@@ -109,7 +109,7 @@ func pidReuse() string {
 		return "error=start:" + err.Error()
 	}
 	for {
-		if _, _, err := r.Reap(); err != nil {
+		if _, err := r.Reap(); err != nil {
 			return "error=reap:" + err.Error()
 		}
 		select {
@@ -140,7 +140,7 @@ func pidReuse() string {
 		// half a second to show up as an exit.
 		alive := true
 		for deadline := time.Now().Add(500 * time.Millisecond); alive && time.Now().Before(deadline); {
-			_, _, _ = r.Reap() // a failure shows up as a missing exit below
+			_, _ = r.Reap() // a failure shows up as a missing exit below
 			select {
 			case <-next.Done():
 				alive = false

@@ -136,8 +136,6 @@ func (s *supervisor) run(ctx context.Context) int {
 		s.startHook(hookPostStart, s.cfg.PostStart, context.Background())
 		s.startProbes()
 	}
-	// The app may have exited before the first SIGCHLD could be noticed.
-	s.reapAll()
 	ctxDone := ctx.Done()
 	for s.st.phase != phaseDone {
 		select {
@@ -147,7 +145,6 @@ func (s *supervisor) run(ctx context.Context) int {
 			// Run reaps as the kernel reports exits; SIGCHLD only
 			// wakes it when it was idle for want of children.
 			s.reap.Kick()
-			s.reapAll()
 		case sig := <-s.sigs.Forward:
 			s.onSignal(sig.(syscall.Signal))
 		case e := <-appDone:
@@ -180,8 +177,8 @@ func (s *supervisor) run(ctx context.Context) int {
 // the reaper (the app, hooks) arrive on their own channels; the rest are
 // orphans.
 func (s *supervisor) reapAll() {
-	orphans, none, err := s.reap.Reap()
-	s.onReaped(reaper.Batch{Orphans: orphans, None: none, Err: err})
+	none, err := s.reap.Reap()
+	s.onReaped(reaper.Batch{None: none, Err: err})
 }
 
 func (s *supervisor) onReaped(b reaper.Batch) {

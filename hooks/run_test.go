@@ -32,7 +32,7 @@ func startReaper(t *testing.T) *reaper.Reaper {
 			case <-done:
 				return
 			}
-			_, _, _ = r.Reap() // errors surface as missing exits in the asserts
+			_, _ = r.Reap() // errors surface as missing exits in the asserts
 		}
 	}()
 	return r

@@ -221,7 +221,7 @@ func reaperLoop(t *testing.T) *reaper.Reaper {
 			case <-done:
 				return
 			}
-			_, _, _ = r.Reap() // a failure shows up as a missing result below
+			_, _ = r.Reap() // a failure shows up as a missing result below
 		}
 	}()
 	return r

@@ -145,12 +145,12 @@ func fileOrNil(v any) bool {
 }
 
 // Reap collects every child that has exited, until wait4 reports that none
-// is left to collect. Signals coalesce, so one SIGCHLD may stand for many
-// exits: call Reap on every SIGCHLD and once after starting the app.
+// is left to collect: one wake-up may stand for many exits. Run calls it
+// whenever the kernel reports an exit; others may call it too.
 //
-// Subscribed exits go to their Child; the rest are returned as orphans.
+// Subscribed exits go to their Child; the rest go to the orphan callback.
 // none is true when tend has no children left at all (ECHILD).
-func (r *Reaper) Reap() (orphans []Exit, none bool, err error) {
+func (r *Reaper) Reap() (none bool, err error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	for {
@@ -160,11 +160,11 @@ func (r *Reaper) Reap() (orphans []Exit, none bool, err error) {
 		case errors.Is(werr, unix.EINTR):
 			continue
 		case errors.Is(werr, unix.ECHILD):
-			return orphans, true, nil
+			return true, nil
 		case werr != nil:
-			return orphans, false, fmt.Errorf("wait4: %w", werr)
+			return false, fmt.Errorf("wait4: %w", werr)
 		case pid <= 0:
-			return orphans, false, nil
+			return false, nil
 		}
 		e := Exit{Pid: pid, Status: ws}
 		if c, ok := r.subs[pid]; ok {
@@ -173,18 +173,17 @@ func (r *Reaper) Reap() (orphans []Exit, none bool, err error) {
 			c.done <- e // buffered 1 and each pid is reaped once: never blocks
 			continue
 		}
-		orphans = append(orphans, e)
 		if r.orphan != nil {
 			r.orphan(e)
 		}
 	}
 }
 
-// Batch is what one Reap collected.
+// Batch reports the outcome of one Reap to the event loop; the orphans
+// themselves went to the callback.
 type Batch struct {
-	Orphans []Exit
-	None    bool // no child left at all
-	Err     error
+	None bool // no child left at all
+	Err  error
 }
 
 // Kick wakes Run when it is idle because tend had no children: a process
@@ -226,8 +225,8 @@ func (r *Reaper) Run(done <-chan struct{}, out chan<- Batch) {
 		case errors.Is(err, unix.EINTR):
 			continue
 		case err == nil:
-			orphans, none, rerr := r.Reap()
-			if !send(Batch{Orphans: orphans, None: none, Err: rerr}) {
+			none, rerr := r.Reap()
+			if !send(Batch{None: none, Err: rerr}) {
 				return
 			}
 			continue

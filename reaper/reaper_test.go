@@ -44,7 +44,8 @@ func (*nopWriter) Write(p []byte) (int, error) { return len(p), nil }
 // at once must still be matched to its subscription, never reported as an
 // orphan.
 func TestEarlyExitIsNotLost(t *testing.T) {
-	r := New(nil)
+	var orphans []Exit
+	r := New(func(e Exit) { orphans = append(orphans, e) }) // called synchronously by Reap below
 	for i := 0; i < 50; i++ {
 		c, err := r.Start(exec.Command("sh", "-c", "exit 5"))
 		if err != nil {
@@ -52,7 +53,7 @@ func TestEarlyExitIsNotLost(t *testing.T) {
 		}
 		var e Exit
 		for got := false; !got; {
-			orphans, _, err := r.Reap()
+			_, err := r.Reap()
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -75,7 +76,7 @@ func TestEarlyExitIsNotLost(t *testing.T) {
 		}
 		c.Release()
 	}
-	if _, none, _ := r.Reap(); !none {
+	if none, _ := r.Reap(); !none {
 		t.Fatal("expected no children left")
 	}
 }
