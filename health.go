@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"maps"
 	"os"
 	"time"
 
@@ -69,12 +70,10 @@ func (s *supervisor) startProbes() {
 }
 
 func (s *supervisor) onProbe(r probe.Result) {
-	result := "success"
 	if !r.OK {
-		result = "failure"
 		s.log.Debugf("%s probe failed: %v", r.Probe, r.Err)
 	}
-	s.h.probeResults[probe.ProbeKey{Probe: r.Probe, Result: result}]++
+	s.h.probeResults[probe.ProbeKey{Probe: r.Probe, Result: outcome(r.OK)}]++
 	t := s.h.ready
 	if r.Probe == "live" {
 		t = s.h.live
@@ -92,14 +91,18 @@ func (s *supervisor) onProbe(r probe.Result) {
 
 // recordHook counts a finished hook for /metrics.
 func (s *supervisor) recordHook(res hooks.Result) {
-	result := "success"
-	if res.Err != nil {
-		result = "failure"
-	}
-	s.h.hookRuns[probe.HookKey{Hook: res.Hook, Result: result}]++
+	s.h.hookRuns[probe.HookKey{Hook: res.Hook, Result: outcome(res.Err == nil)}]++
 	h := s.h.hookDuration[res.Hook]
 	h.Observe(res.Duration.Seconds())
 	s.h.hookDuration[res.Hook] = h
+}
+
+// outcome is the result label of the hook and probe counters.
+func outcome(ok bool) string {
+	if ok {
+		return "success"
+	}
+	return "failure"
 }
 
 // publish hands the handlers a fresh snapshot. It copies every map: the
@@ -115,9 +118,9 @@ func (s *supervisor) publish() {
 		Terminating:      st.terminating,
 		ZombiesReaped:    s.orphans.Load(),
 		SignalsForwarded: make(map[string]uint64, len(st.forwarded)),
-		HookRuns:         make(map[probe.HookKey]uint64, len(s.h.hookRuns)),
-		HookDurations:    make(map[string]probe.Histogram, len(s.h.hookDuration)),
-		ProbeResults:     make(map[probe.ProbeKey]uint64, len(s.h.probeResults)),
+		HookRuns:         maps.Clone(s.h.hookRuns),
+		HookDurations:    maps.Clone(s.h.hookDuration), // Histogram is a value: copied whole
+		ProbeResults:     maps.Clone(s.h.probeResults),
 		Published:        time.Now(),
 	}
 	if st.appExited {
@@ -125,15 +128,6 @@ func (s *supervisor) publish() {
 	}
 	for k, v := range st.forwarded {
 		out.SignalsForwarded[signals.Name(k)] = v
-	}
-	for k, v := range s.h.hookRuns {
-		out.HookRuns[k] = v
-	}
-	for k, v := range s.h.hookDuration {
-		out.HookDurations[k] = v
-	}
-	for k, v := range s.h.probeResults {
-		out.ProbeResults[k] = v
 	}
 	out.Live, out.LiveReason = s.liveness()
 	out.Ready, out.ReadyReason = s.readiness()
