@@ -1,4 +1,4 @@
-package main
+package main_test
 
 import (
 	"io"
@@ -14,6 +14,7 @@ import (
 
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
+	"github.com/tend-init/tend/lifecycle"
 )
 
 func freeAddr(t *testing.T) string {
@@ -146,8 +147,8 @@ func TestLiveProbeFailureEndsContainer(t *testing.T) {
 	p := startTend(t, opts{pid1: true}, "-v", "-e", "75", "--live-probe", "exit 1", "--probe-period", "50ms",
 		"--", fakeappBin, "signals", "TERM", "0")
 	code := p.wait(20 * time.Second)
-	if code != exitLivenessFailed || !p.stderr.has("liveness probe failed 3 times") {
-		t.Fatalf("want exit %d, got %d\n%s", exitLivenessFailed, code, p.stderr)
+	if code != lifecycle.ExitLivenessFailed || !p.stderr.has("liveness probe failed 3 times") {
+		t.Fatalf("want exit %d, got %d\n%s", lifecycle.ExitLivenessFailed, code, p.stderr)
 	}
 }
 
@@ -264,5 +265,23 @@ func TestBadHealthAddressNeverStartsApp(t *testing.T) {
 		if code != 1 || strings.Contains(out, "app-started") || !strings.Contains(errOut, msg) {
 			t.Fatalf("%s: %d %q %q", addr, code, out, errOut)
 		}
+	}
+}
+
+// TestEachProbeSeesItsOwnName: the readiness and liveness probes each get
+// their own environment. They once shared one slice, so the readiness
+// probe ran with TEND_HOOK=live-probe (and the race detector saw it).
+func TestEachProbeSeesItsOwnName(t *testing.T) {
+	p := startTend(t, opts{}, "--probe-period", "50ms",
+		"--ready-probe", `echo "R=$TEND_HOOK app=$TEND_APP_PID" >&2`,
+		"--live-probe", `echo "L=$TEND_HOOK app=$TEND_APP_PID" >&2`, "--", "sleep", "30")
+	ready := p.stderr.waitCount(t, "R=", 3, 10*time.Second)
+	live := p.stderr.waitCount(t, "L=", 3, 10*time.Second)
+	if !strings.HasPrefix(ready, "R=ready-probe app=") || !strings.HasPrefix(live, "L=live-probe app=") {
+		t.Fatalf("want each probe to see its own TEND_HOOK, got %q and %q", ready, live)
+	}
+	p.signal(syscall.SIGTERM)
+	if code := p.wait(10 * time.Second); code != 143 {
+		t.Fatalf("want 143 after TERM, got %d\n%s", code, p.stderr)
 	}
 }

@@ -1,4 +1,4 @@
-package main
+package main_test
 
 import (
 	"os"
@@ -7,6 +7,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/tend-init/tend/lifecycle"
 )
 
 func TestPostStartSeesAppWhileItRuns(t *testing.T) {
@@ -96,8 +98,8 @@ func TestFailingPostStartStopsApp(t *testing.T) {
 		code := p.wait(10 * time.Second)
 		// The app only exits on TERM (handled, or fatal if it comes
 		// before its handler is set), so tend's exit proves the stop.
-		if code != exitPostStartFailed || !p.stderr.has("post-start failed") {
-			t.Fatalf("%s: want exit %d and the app stopped, got %d\n%s\n%s", hook, exitPostStartFailed, code, p.stdout, p.stderr)
+		if code != lifecycle.ExitPostStartFailed || !p.stderr.has("post-start failed") {
+			t.Fatalf("%s: want exit %d and the app stopped, got %d\n%s\n%s", hook, lifecycle.ExitPostStartFailed, code, p.stdout, p.stderr)
 		}
 	}
 }

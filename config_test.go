@@ -2,12 +2,13 @@ package main
 
 import (
 	"bytes"
-	"errors"
+	"context"
 	"reflect"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/tend-init/tend/lifecycle"
 	"golang.org/x/sys/unix"
 )
 
@@ -19,16 +20,16 @@ func envOf(kv ...string) lookupEnv {
 	return func(k string) (string, bool) { v, ok := m[k]; return v, ok }
 }
 
-func mustParse(t *testing.T, env lookupEnv, args ...string) *config {
+func mustParse(t *testing.T, env lookupEnv, args ...string) *lifecycle.Config {
 	t.Helper()
-	cfg, err := parseConfig(append([]string{"tend"}, args...), env, &bytes.Buffer{})
-	if err != nil {
+	cfg, _, err := parseConfig(append([]string{"tend"}, args...), env, &bytes.Buffer{})
+	if err != nil || cfg == nil {
 		t.Fatalf("parse %q: %v", args, err)
 	}
 	return cfg
 }
 
-func remaps(cfg *config) []int {
+func remaps(cfg *lifecycle.Config) []int {
 	var out []int
 	for i, on := range cfg.RemapExit {
 		if on {
@@ -119,16 +120,11 @@ func TestParseRejects(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(strings.Join(c.args, " "), func(t *testing.T) {
-			_, err := parseConfig(append([]string{"tend"}, c.args...), c.env, &bytes.Buffer{})
-			var ue *usageError
-			if !errors.As(err, &ue) {
-				t.Fatalf("want a usage error, got %v", err)
-			}
-			if !strings.Contains(err.Error(), c.msg) || strings.Contains(err.Error(), "\n") {
-				t.Fatalf("error %q should be one line naming %q", err, c.msg)
-			}
-			if exitCode(err, &bytes.Buffer{}) != 1 {
-				t.Fatalf("usage errors must exit 1")
+			var stderr bytes.Buffer
+			code := run(context.Background(), append([]string{"tend"}, c.args...), c.env, &bytes.Buffer{}, &stderr)
+			msg := strings.TrimSuffix(stderr.String(), "\n")
+			if code != 1 || !strings.Contains(msg, c.msg) || strings.Contains(msg, "\n") {
+				t.Fatalf("want exit 1 and one line naming %q, got %d %q", c.msg, code, stderr.String())
 			}
 		})
 	}
@@ -136,10 +132,9 @@ func TestParseRejects(t *testing.T) {
 
 func TestHelpAndVersion(t *testing.T) {
 	for _, args := range [][]string{{"-h"}, {"--help"}} {
-		var out bytes.Buffer
-		_, err := parseConfig(append([]string{"tend"}, args...), envOf(), &out)
-		if !errors.Is(err, errHandled) || exitCode(err, &bytes.Buffer{}) != 0 {
-			t.Fatalf("%v: want handled, got %v", args, err)
+		var out, stderr bytes.Buffer
+		if code := run(context.Background(), append([]string{"tend"}, args...), envOf(), &out, &stderr); code != 0 || stderr.Len() != 0 {
+			t.Fatalf("%v: want exit 0 and nothing on stderr, got %d %q", args, code, stderr.String())
 		}
 		for _, flag := range []string{"--subreaper", "--remap-exit", "--kill-group", "--pdeathsig", "--warn-on-reap", "--verbose", "--rewrite-signal", "--pre-stop"} {
 			if !strings.Contains(out.String(), flag) {
@@ -148,8 +143,8 @@ func TestHelpAndVersion(t *testing.T) {
 		}
 	}
 	var out bytes.Buffer
-	_, err := parseConfig([]string{"tend", "--version"}, envOf(), &out)
-	if !errors.Is(err, errHandled) || out.String() != "tend "+version+"\n" {
+	cfg, check, err := parseConfig([]string{"tend", "--version"}, envOf(), &out)
+	if err != nil || cfg != nil || check != nil || out.String() != "tend "+version+"\n" {
 		t.Fatalf("version: %v %q", err, out.String())
 	}
 }
@@ -169,34 +164,8 @@ func TestParseRewriteAndHooks(t *testing.T) {
 	if len(cfg.PreStop) != 2 || cfg.PreStop[0].Shell != "echo one" || !reflect.DeepEqual(cfg.PreStop[1].Argv, []string{"/bin/two", "a,b"}) {
 		t.Fatalf("pre-stop from env %+v", cfg.PreStop)
 	}
-	if cfg.HookTimeout != 500*time.Millisecond || cfg.GracePeriod != 2*time.Minute || cfg.DrainTimeout != defaultDrainTimeout {
+	if cfg.HookTimeout != 500*time.Millisecond || cfg.GracePeriod != 2*time.Minute || cfg.DrainTimeout != lifecycle.Default().DrainTimeout {
 		t.Fatalf("durations %v %v %v", cfg.HookTimeout, cfg.GracePeriod, cfg.DrainTimeout)
-	}
-}
-
-func TestExitCodeMapping(t *testing.T) {
-	cases := []struct {
-		app, override int
-		remap         []int
-		want          int
-	}{
-		{0, 0, nil, 0},
-		{3, 0, nil, 3},
-		{143, 0, []int{143}, 0},
-		{143, 0, []int{3}, 143},
-		{137, 0, nil, 137},
-		{1, exitPostStartFailed, []int{1, exitPostStartFailed}, exitPostStartFailed},
-		{0, exitLivenessFailed, []int{0}, exitLivenessFailed},
-	}
-	for _, c := range cases {
-		cfg := &config{}
-		for _, r := range c.remap {
-			cfg.RemapExit[r] = true
-		}
-		st := state{appCode: c.app, exitOverride: c.override}
-		if got := st.exitCode(cfg); got != c.want {
-			t.Errorf("app=%d override=%d remap=%v: got %d want %d", c.app, c.override, c.remap, got, c.want)
-		}
 	}
 }
 

@@ -2,13 +2,12 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"strings"
 
+	"github.com/tend-init/tend/lifecycle"
 	"github.com/urfave/cli/v2"
 )
-
-// version is set at build time with -ldflags "-X main.version=...".
-var version = "dev"
 
 type flagKind int
 
@@ -27,6 +26,9 @@ type flagSpec struct {
 	kind  flagKind
 	env   []string // TEND_* first, then tini's name if any
 	usage string
+	// def is the default shown in -h, read from lifecycle.Default so
+	// that it is written nowhere else.
+	def string
 	// splitEnv splits a list variable into values. Nil means one value
 	// per variable.
 	splitEnv func(string) []string
@@ -41,6 +43,7 @@ func flagSpecs() []flagSpec {
 	}
 	// A hook may contain commas and spaces, so its variable holds one
 	// command per line.
+	d := lifecycle.Default()
 	lines := func(s string) []string {
 		var out []string
 		for _, l := range strings.Split(s, "\n") {
@@ -64,7 +67,7 @@ func flagSpecs() []flagSpec {
 		{long: "warn-on-reap", short: "w", kind: kindBool, env: []string{"TEND_WARN_ON_REAP"},
 			usage: "log each reaped process other than the app"},
 		{long: "verbose", short: "v", kind: kindCount, env: []string{"TEND_VERBOSITY", "TINI_VERBOSITY"},
-			usage: "more logging: -v info, -vv debug (default: warnings); variables take a number"},
+			usage: "more logging: -v info, -vv debug (default: warnings); variables take a number: 0 errors, 1 warnings, 2 info, 3 debug"},
 		{long: "rewrite-signal", short: "r", kind: kindList, env: []string{"TEND_REWRITE_SIGNAL"}, splitEnv: fields,
 			usage: "forward signal FROM as TO (`FROM:TO`, names or numbers; TO=0 drops); repeatable"},
 		{long: "post-start", kind: kindList, env: []string{"TEND_POST_START"}, splitEnv: lines,
@@ -74,24 +77,24 @@ func flagSpecs() []flagSpec {
 		{long: "post-stop", kind: kindList, env: []string{"TEND_POST_STOP"}, splitEnv: lines,
 			usage: "run `CMD` after the app has exited and the tree has drained; repeatable"},
 		{long: "hook-timeout", kind: kindValue, env: []string{"TEND_HOOK_TIMEOUT"},
-			usage: "bound each hook run by `DUR` (default 30s)"},
+			usage: "bound each hook run by `DUR`", def: d.HookTimeout.String()},
 		{long: "grace-period", kind: kindValue, env: []string{"TEND_GRACE_PERIOD"},
-			usage: "time from the start of a stop to SIGKILL, `DUR` (default 30s)"},
+			usage: "time from the start of a stop to SIGKILL, `DUR`", def: d.GracePeriod.String()},
 		{long: "drain-timeout", kind: kindValue, env: []string{"TEND_DRAIN_TIMEOUT"},
-			usage: "time the rest of the tree gets after the app exits, `DUR` (default 3s)"},
+			usage: "time the rest of the tree gets after the app exits, `DUR`", def: d.DrainTimeout.String()},
 		{long: "health-addr", kind: kindValue, env: []string{"TEND_HEALTH_ADDR"},
 			usage: "serve /livez, /readyz and /metrics on `HOST:PORT` (bind 127.0.0.1 or the pod IP)"},
 		{long: "ready-probe", kind: kindValue, env: []string{"TEND_READY_PROBE"},
 			usage: "readiness probe `SPEC`: http://HOST:PORT/PATH, tcp://HOST:PORT, or a command"},
 		{long: "live-probe", kind: kindValue, env: []string{"TEND_LIVE_PROBE"},
 			usage: "liveness probe `SPEC`; when it fails, tend stops the app and exits 75"},
-		{long: "probe-period", kind: kindValue, env: []string{"TEND_PROBE_PERIOD"}, usage: "probe every `DUR` (default 10s)"},
-		{long: "probe-timeout", kind: kindValue, env: []string{"TEND_PROBE_TIMEOUT"}, usage: "bound each probe by `DUR` (default 1s)"},
-		{long: "probe-initial-delay", kind: kindValue, env: []string{"TEND_PROBE_INITIAL_DELAY"}, usage: "wait `DUR` before the first probe (default 0s)"},
-		{long: "probe-failure-threshold", kind: kindValue, env: []string{"TEND_PROBE_FAILURE_THRESHOLD"}, usage: "`N` failures in a row fail a probe (default 3)"},
-		{long: "probe-success-threshold", kind: kindValue, env: []string{"TEND_PROBE_SUCCESS_THRESHOLD"}, usage: "`N` successes in a row pass a probe (default 1)"},
+		{long: "probe-period", kind: kindValue, env: []string{"TEND_PROBE_PERIOD"}, usage: "probe every `DUR`", def: d.Probe.Period.String()},
+		{long: "probe-timeout", kind: kindValue, env: []string{"TEND_PROBE_TIMEOUT"}, usage: "bound each probe by `DUR`", def: d.Probe.Timeout.String()},
+		{long: "probe-initial-delay", kind: kindValue, env: []string{"TEND_PROBE_INITIAL_DELAY"}, usage: "wait `DUR` before the first probe", def: d.Probe.InitialDelay.String()},
+		{long: "probe-failure-threshold", kind: kindValue, env: []string{"TEND_PROBE_FAILURE_THRESHOLD"}, usage: "`N` failures in a row fail a probe", def: fmt.Sprint(d.Probe.FailureThreshold)},
+		{long: "probe-success-threshold", kind: kindValue, env: []string{"TEND_PROBE_SUCCESS_THRESHOLD"}, usage: "`N` successes in a row pass a probe", def: fmt.Sprint(d.Probe.SuccessThreshold)},
 		{long: "check", kind: kindValue, usage: "HEALTHCHECK client: GET `URL` once, exit 0 on 200-399, else 1"},
-		{long: "check-timeout", kind: kindValue, usage: "bound --check by `DUR` (default 1s)"},
+		{long: "check-timeout", kind: kindValue, usage: "bound --check by `DUR`", def: defaultCheckTimeout.String()},
 		{long: "version", kind: kindBool, usage: "print the version and exit"},
 	}
 }
@@ -112,15 +115,15 @@ func cliFlags(specs []flagSpec) []cli.Flag {
 		}
 		switch s.kind {
 		case kindBool:
-			out = append(out, &cli.BoolFlag{Name: s.long, Aliases: aliases, Usage: envHelp(s)})
+			out = append(out, &cli.BoolFlag{Name: s.long, Aliases: aliases, Usage: envHelp(s), DisableDefaultText: true})
 		case kindCount:
 			// cli's Apply subtracts one count per alias, expecting its
 			// own parser to double-count them; ours does not, so start
 			// the count at the number of aliases.
 			n := len(aliases)
-			out = append(out, &cli.BoolFlag{Name: s.long, Aliases: aliases, Usage: envHelp(s), Count: &n})
+			out = append(out, &cli.BoolFlag{Name: s.long, Aliases: aliases, Usage: envHelp(s), Count: &n, DisableDefaultText: true})
 		case kindValue:
-			out = append(out, &cli.StringFlag{Name: s.long, Aliases: aliases, Usage: envHelp(s)})
+			out = append(out, &cli.StringFlag{Name: s.long, Aliases: aliases, Usage: envHelp(s), DefaultText: s.def})
 		case kindList:
 			// Not cli.StringSliceFlag: outside cli.App it splits values
 			// on commas, and hook commands contain commas.
@@ -190,4 +193,21 @@ func expandShort(args []string, specs []flagSpec) []string {
 		}
 	}
 	return out
+}
+
+// printHelp renders usage through urfave/cli.
+func printHelp(specs []flagSpec, stdout io.Writer) error {
+	app := &cli.App{
+		Name:            "tend",
+		HelpName:        "tend",
+		Usage:           "a minimal init for containers: reaps zombies, forwards signals, runs lifecycle hooks",
+		UsageText:       "tend [flags] [--] PROGRAM [ARGS...]\ntend [flags]    (pause mode: reap and wait for TERM)",
+		Flags:           cliFlags(specs),
+		HideVersion:     true, // cli's -v would clash with tini's -v
+		HideHelpCommand: true,
+		Writer:          stdout,
+		ErrWriter:       io.Discard,
+		ExitErrHandler:  func(*cli.Context, error) {}, // run decides the exit code
+	}
+	return app.Run([]string{"tend", "--help"})
 }

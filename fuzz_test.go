@@ -2,9 +2,10 @@ package main
 
 import (
 	"bytes"
-	"errors"
 	"strings"
 	"testing"
+
+	"github.com/tend-init/tend/lifecycle"
 )
 
 // FuzzParseConfig feeds arbitrary argument lists and variables to the flag
@@ -38,17 +39,17 @@ func FuzzParseConfig(f *testing.F) {
 			return "", false
 		}
 		var out bytes.Buffer
-		cfg, err := parseConfig(append([]string{"tend"}, argv...), lookup, &out)
+		cfg, check, err := parseConfig(append([]string{"tend"}, argv...), lookup, &out)
 		switch {
 		case err == nil:
-			if cfg == nil {
-				t.Fatal("nil config without an error")
+			if cfg != nil && check != nil {
+				t.Fatal("both a config and a check")
 			}
-		case errors.Is(err, errHandled):
+		case cfg != nil || check != nil:
+			t.Fatalf("an error with something to run: %v", err)
 		default:
-			var ue *usageError
-			if !errors.As(err, &ue) {
-				t.Fatalf("not a usage error: %T %v", err, err)
+			if code := lifecycle.ExitCode(err); code != 1 {
+				t.Fatalf("a bad flag must exit 1, got %d for %v", code, err)
 			}
 			if strings.Contains(err.Error(), "\n") {
 				t.Fatalf("multi-line error: %q", err)

@@ -1,69 +1,90 @@
 // Command tend is a minimal init for containers. It runs as PID 1, starts
 // the app, reaps every zombie, forwards signals, runs Kubernetes-style
 // lifecycle hooks, and exits with the app's exit code.
+//
+// Package main only turns flags and variables into a lifecycle.Config,
+// answers --check, and exits with the code that the lifecycle returns.
 package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
+	"strings"
+	"time"
 
+	"github.com/tend-init/tend/lifecycle"
 	"github.com/tend-init/tend/probe"
 )
 
 func main() {
-	err := run(context.Background(), os.Args, os.LookupEnv)
-	os.Exit(exitCode(err, os.Stderr))
+	os.Exit(run(context.Background(), os.Args, os.LookupEnv, os.Stdout, os.Stderr))
 }
 
-// exitStatus carries the code tend exits with once the app has run.
-type exitStatus int
-
-func (e exitStatus) Error() string { return fmt.Sprintf("exit status %d", int(e)) }
-
-// exitCode turns run's result into a process exit code. Anything that is not
-// an app's exit status is a set-up failure: one line on stderr and exit 1,
-// as tini does.
-func exitCode(err error, stderr io.Writer) int {
-	var st exitStatus
-	switch {
-	case err == nil, errors.Is(err, errHandled):
-		return 0
-	case errors.As(err, &st):
-		return int(st)
-	}
-	code := 1
-	var ex *execError
-	if errors.As(err, &ex) {
-		code = ex.code
-	}
-	_, _ = fmt.Fprintf(stderr, "[tend %d] ERROR: %s\n", os.Getpid(), oneLine(err.Error())) // stderr is all we have
-	return code
-}
-
-// run is the whole of tend: parse, set up, supervise. It never exits the
-// process itself, so that every path reaches the same exit-code logic.
-func run(ctx context.Context, args []string, env lookupEnv) error {
-	cfg, err := parseConfig(args, env, os.Stdout)
-	if err != nil {
-		return err
-	}
-	if cfg.Check != "" {
+// run is the whole of tend and returns its exit code. It never exits the
+// process itself, so that every path reaches the same exit-code logic: a
+// set-up failure is one line on stderr and the error's code (1, or 126/127
+// for an app that cannot run, as tini).
+func run(ctx context.Context, args []string, env lookupEnv, stdout, stderr io.Writer) int {
+	cfg, check, err := parseConfig(args, env, stdout)
+	if err == nil && check != nil {
 		// A HEALTHCHECK client: no app, no reaping, no PID 1 needed.
-		if err := probe.Check(cfg.Check, cfg.CheckTimeout); err != nil {
-			return fmt.Errorf("check %s: %v", cfg.Check, err)
+		if err = probe.Check(check.url, check.timeout); err != nil {
+			err = fmt.Errorf("check %s: %v", check.url, err)
 		}
-		return nil
+		cfg = nil
 	}
-	log := newLogger(os.Stderr, cfg.Verbosity)
-	sup, err := newSupervisor(cfg, log)
-	if err != nil {
-		return err
+	var l *lifecycle.Loop
+	if err == nil && cfg != nil {
+		l, err = lifecycle.New(*cfg, stderr)
 	}
-	if code := sup.run(ctx); code != 0 {
-		return exitStatus(code)
+	switch {
+	case err != nil:
+		lifecycle.NewLogger(stderr, lifecycle.LevelError).Errorf("%s", oneLine(err.Error()))
+		return lifecycle.ExitCode(err)
+	case l == nil: // -h, --version or --check: done
+		return 0
 	}
-	return nil
+	return l.Run(ctx)
+}
+
+// version is set at build time with -ldflags "-X main.version=...".
+var version = "dev"
+
+// checkReq is a --check run: a HEALTHCHECK client instead of an init.
+type checkReq struct {
+	url     string
+	timeout time.Duration // defaultCheckTimeout unless given
+}
+
+const defaultCheckTimeout = time.Second
+
+// parseConfig parses args (args[0] is the program name) and the environment
+// into what tend runs: a lifecycle Config, or a --check. It prints help or
+// the version to stdout itself and then returns neither.
+func parseConfig(args []string, env lookupEnv, stdout io.Writer) (*lifecycle.Config, *checkReq, error) {
+	specs := flagSpecs()
+	v, err := readValues(args[1:], env, specs)
+	switch {
+	case err != nil:
+		return nil, nil, err
+	case v.given["help"] || v.given["h"]:
+		return nil, nil, printHelp(specs, stdout)
+	case v.given["version"]:
+		_, _ = fmt.Fprintf(stdout, "tend %s\n", version) // stdout gone: nothing to report to
+		return nil, nil, nil
+	}
+	if url, ok := v.str("check"); ok {
+		c := &checkReq{url: url, timeout: defaultCheckTimeout}
+		return nil, c, v.duration("check-timeout", &c.timeout)
+	}
+	cfg, err := buildConfig(v)
+	return cfg, nil, err
+}
+
+// oneLine escapes line breaks, so that a message which quotes the user's
+// input stays one line in the container log.
+func oneLine(s string) string {
+	return strings.NewReplacer("\n", `\n`, "\r", `\r`).Replace(s)
 }

@@ -1,4 +1,4 @@
-package main
+package main_test
 
 import (
 	"fmt"
@@ -8,26 +8,43 @@ import (
 	"testing"
 )
 
-// Binaries built once for the real-process tests.
+// Binaries built once for the real-process tests. tendBin is built with
+// -race when the tests run with it; staticTendBin is always the plain
+// static build that ships, for a root with no libc and for timings.
 var (
-	tendBin    string
-	fakeappBin string
+	tendBin       string
+	staticTendBin string
+	fakeappBin    string
 )
 
 func TestMain(m *testing.M) {
-	if mode := os.Getenv(helperEnv); mode != "" {
-		os.Exit(pid1Helper(mode))
-	}
 	dir, err := os.MkdirTemp("", "tend-test-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
 	tendBin = filepath.Join(dir, "tend")
+	staticTendBin = tendBin
 	fakeappBin = filepath.Join(dir, "fakeapp")
-	for _, b := range []struct{ out, pkg string }{{tendBin, "."}, {fakeappBin, "./testdata/fakeapp"}} {
-		cmd := exec.Command("go", "build", "-o", b.out, b.pkg)
-		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+	builds := []struct {
+		out, pkg string
+		race     bool
+	}{{tendBin, ".", raceEnabled}, {fakeappBin, "./testdata/fakeapp", false}}
+	if raceEnabled {
+		staticTendBin = filepath.Join(dir, "tend-static")
+		builds = append(builds, struct {
+			out, pkg string
+			race     bool
+		}{staticTendBin, ".", false})
+	}
+	for _, b := range builds {
+		args := []string{"build", "-o", b.out}
+		cgo := "CGO_ENABLED=0"
+		if b.race {
+			args, cgo = append(args, "-race"), "CGO_ENABLED=1" // -race needs cgo
+		}
+		cmd := exec.Command("go", append(args, b.pkg)...)
+		cmd.Env = append(os.Environ(), cgo)
 		if out, err := cmd.CombinedOutput(); err != nil {
 			fmt.Fprintf(os.Stderr, "building %s: %v\n%s", b.pkg, err, out)
 			os.Exit(1)

@@ -1,4 +1,4 @@
-package main
+package main_test
 
 import (
 	"fmt"
@@ -41,18 +41,6 @@ func report(t *testing.T, name, figure, target string) {
 	}
 }
 
-func TestTortureExitCodesUnderFire(t *testing.T) {
-	runs := scale(100, 2000)
-	cmd, _, out := pid1(t, "fire", strconv.Itoa(runs))
-	res := readUntil(t, out, "RESULT", 30*time.Minute)
-	_ = cmd.Wait()
-	wrong := field(t, res, "wrong")
-	report(t, "exit codes under fire", fmt.Sprintf("%s wrong of %d apps, %s orphans reaped, in %s", wrong, runs, field(t, res, "reaped"), field(t, res, "took")), "0 wrong")
-	if wrong != "0" || field(t, res, "leftover") != "false" {
-		t.Fatalf("%s", res)
-	}
-}
-
 var reapedRE = regexp.MustCompile(`reaped=(\S+)`)
 
 func stormTime(t *testing.T, init []string, n int) time.Duration {
@@ -72,7 +60,7 @@ func stormTime(t *testing.T, init []string, n int) time.Duration {
 
 func TestTortureOrphanStorm(t *testing.T) {
 	n := scale(1000, 10000)
-	tend := stormTime(t, []string{tendBin, "--"}, n)
+	tend := stormTime(t, []string{staticTendBin, "--"}, n)
 	figure := fmt.Sprintf("%d orphans, 0 zombies after %s", n, tend.Round(time.Microsecond))
 	if tini, err := exec.LookPath("tini-static"); err == nil {
 		d := stormTime(t, []string{tini, "--"}, n)

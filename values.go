@@ -2,10 +2,47 @@ package main
 
 import (
 	"flag"
+	"fmt"
+	"io"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/tend-init/tend/lifecycle"
 )
+
+// lookupEnv is os.LookupEnv, passed in so that tests control the
+// environment without mutating the process's.
+type lookupEnv func(string) (string, bool)
+
+// readValues parses the command line (args without the program name) into
+// values that also fall back to the environment.
+//
+// The flags are urfave/cli's, applied to a plain flag.FlagSet: cli's own
+// App.Run looks every flag up through a regexp, which cost about half a
+// millisecond of tend's start-up. The cli App is built only to print help.
+func readValues(args []string, env lookupEnv, specs []flagSpec) (values, error) {
+	set := flag.NewFlagSet("tend", flag.ContinueOnError)
+	set.SetOutput(io.Discard)
+	set.Bool("help", false, "")
+	set.Bool("h", false, "")
+	for _, f := range cliFlags(specs) {
+		if err := f.Apply(set); err != nil {
+			return values{}, usagef("%v", err)
+		}
+	}
+	if err := set.Parse(expandShort(args, specs)); err != nil {
+		return values{}, usagef("%v", err)
+	}
+	given := map[string]bool{}
+	set.Visit(func(f *flag.Flag) { given[f.Name] = true })
+	return values{set: set, given: given, env: env, specs: specs}, nil
+}
+
+// usagef is a bad flag, value or variable: one line, exit 1.
+func usagef(format string, args ...any) error {
+	return fmt.Errorf("%s", oneLine(fmt.Sprintf(format, args...)))
+}
 
 // listValue collects a repeatable flag's values in order.
 type listValue []string
@@ -86,7 +123,7 @@ func (v values) list(long string) []string {
 func (v values) verbosity() (int, error) {
 	if v.given["verbose"] {
 		if c, ok := v.set.Lookup("verbose").Value.(interface{ Count() int }); ok {
-			return levelWarn + c.Count(), nil
+			return lifecycle.LevelWarn + c.Count(), nil
 		}
 	}
 	for _, name := range v.spec("verbose").env {
@@ -100,31 +137,45 @@ func (v values) verbosity() (int, error) {
 		}
 		return n, nil
 	}
-	return levelWarn, nil
+	return lifecycle.LevelWarn, nil
 }
 
-// duration reads a positive duration flag, or def when it is not given.
-func (v values) duration(long string, def time.Duration) (time.Duration, error) {
+// duration sets *dst to a positive duration flag, if it is given.
+func (v values) duration(long string, dst *time.Duration) error {
 	s, ok := v.str(long)
 	if !ok {
-		return def, nil
+		return nil
 	}
 	d, err := parseDuration(s)
 	if err != nil {
-		return 0, usagef("invalid --%s value %q: %v", long, s, err)
+		return usagef("invalid --%s value %q: %v", long, s, err)
 	}
-	return d, nil
+	*dst = d
+	return nil
 }
 
-// count reads a positive whole number, or def when it is not given.
-func (v values) count(long string, def int) (int, error) {
+// count sets *dst to a positive whole number, if it is given.
+func (v values) count(long string, dst *int) error {
 	s, ok := v.str(long)
 	if !ok {
-		return def, nil
+		return nil
 	}
 	n, err := strconv.Atoi(strings.TrimSpace(s))
 	if err != nil || n < 1 {
-		return 0, usagef("invalid --%s value %q: want a whole number >= 1", long, s)
+		return usagef("invalid --%s value %q: want a whole number >= 1", long, s)
 	}
-	return n, nil
+	*dst = n
+	return nil
+}
+
+// parseDuration reads a Go duration that must be positive.
+func parseDuration(s string) (time.Duration, error) {
+	d, err := time.ParseDuration(strings.TrimSpace(s))
+	if err != nil {
+		return 0, fmt.Errorf("not a duration (want e.g. 500ms, 10s, 2m)")
+	}
+	if d <= 0 {
+		return 0, fmt.Errorf("must be greater than zero")
+	}
+	return d, nil
 }

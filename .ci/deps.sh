@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
 # Installs the Debian packages that tend's tests use, if any is missing:
-# unshare (util-linux) for PID namespaces, tini/dumb-init as baselines,
+# gcc for the race detector, unshare (util-linux) for PID namespaces, tini/dumb-init as baselines,
 # python3 modules for tini's own test suite, podman/runc for image tests.
 set -euo pipefail
 need=()
+# gcc first: go test -race needs cgo, and it is the step a fresh machine
+# fails on.
+command -v gcc >/dev/null || need+=(gcc libc6-dev)
 command -v unshare >/dev/null || need+=(util-linux)
 command -v script >/dev/null || need+=(bsdutils)
 command -v tini-static >/dev/null || need+=(tini)

@@ -18,21 +18,15 @@ type Starter interface {
 	Start(*exec.Cmd) (*reaper.Child, error)
 }
 
-// Result is the outcome of running one hook's commands.
-type Result struct {
-	Hook     string
-	Err      error // nil on success
-	Duration time.Duration
-}
-
 // ErrTimeout marks a command killed at the hook timeout.
 var ErrTimeout = errors.New("timed out")
 
 // Run runs cmds one after another and stops at the first failure. Each
 // command is bounded by timeout; cancelling ctx (a stop that overtakes a
 // post-start, or the grace deadline) kills the running command's group.
-func Run(ctx context.Context, s Starter, hook string, cmds []Command, env []string, timeout time.Duration) Result {
-	start := time.Now()
+// It returns nil when every command exited 0. The caller knows which hook
+// it ran and how long it took; nothing travels through here and back.
+func Run(ctx context.Context, s Starter, cmds []Command, env []string, timeout time.Duration) error {
 	for i, c := range cmds {
 		if err := runOne(ctx, s, c, env, timeout); err != nil {
 			if len(cmds) > 1 {
@@ -40,10 +34,10 @@ func Run(ctx context.Context, s Starter, hook string, cmds []Command, env []stri
 			} else {
 				err = fmt.Errorf("%s: %w", c, err)
 			}
-			return Result{Hook: hook, Err: err, Duration: time.Since(start)}
+			return err
 		}
 	}
-	return Result{Hook: hook, Duration: time.Since(start)}
+	return nil
 }
 
 func runOne(ctx context.Context, s Starter, c Command, env []string, timeout time.Duration) error {

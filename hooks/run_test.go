@@ -42,17 +42,17 @@ func TestRunSequenceAndFailure(t *testing.T) {
 	r := startReaper(t)
 	dir := t.TempDir()
 	ok := []Command{{Shell: "echo one >> " + dir + "/log"}, {Argv: []string{"sh", "-c", "echo two >> " + dir + "/log"}}}
-	if res := Run(context.Background(), r, "post-start", ok, os.Environ(), 5*time.Second); res.Err != nil {
-		t.Fatalf("ok hooks failed: %v", res.Err)
+	if err := Run(context.Background(), r, ok, os.Environ(), 5*time.Second); err != nil {
+		t.Fatalf("ok hooks failed: %v", err)
 	}
 	b, _ := os.ReadFile(dir + "/log")
 	if string(b) != "one\ntwo\n" {
 		t.Fatalf("hooks ran out of order: %q", b)
 	}
 	bad := []Command{{Shell: "exit 7"}, {Shell: "echo never >> " + dir + "/log"}}
-	res := Run(context.Background(), r, "pre-stop", bad, os.Environ(), 5*time.Second)
-	if res.Err == nil || !strings.Contains(res.Err.Error(), "exit code 7") || res.Hook != "pre-stop" {
-		t.Fatalf("want exit code 7 failure, got %v", res.Err)
+	err := Run(context.Background(), r, bad, os.Environ(), 5*time.Second)
+	if err == nil || !strings.Contains(err.Error(), "exit code 7") {
+		t.Fatalf("want exit code 7 failure, got %v", err)
 	}
 	if b, _ := os.ReadFile(dir + "/log"); strings.Contains(string(b), "never") {
 		t.Fatal("a failed command must stop the hook")
@@ -65,9 +65,9 @@ func TestRunTimeoutKillsGroup(t *testing.T) {
 	// The hook leaves a background child in its group, then hangs.
 	cmd := []Command{{Shell: "sleep 60 & echo $! > " + pidfile + "; exec sleep 60"}}
 	start := time.Now()
-	res := Run(context.Background(), r, "pre-stop", cmd, os.Environ(), 300*time.Millisecond)
-	if !errors.Is(res.Err, ErrTimeout) {
-		t.Fatalf("want timeout, got %v", res.Err)
+	err := Run(context.Background(), r, cmd, os.Environ(), 300*time.Millisecond)
+	if !errors.Is(err, ErrTimeout) {
+		t.Fatalf("want timeout, got %v", err)
 	}
 	if el := time.Since(start); el > 5*time.Second {
 		t.Fatalf("timeout took %s", el)
@@ -95,8 +95,8 @@ func TestRunCancel(t *testing.T) {
 	ctx, cancel := context.WithCancelCause(context.Background())
 	why := errors.New("a stop began")
 	go func() { time.Sleep(100 * time.Millisecond); cancel(why) }()
-	res := Run(ctx, r, "post-start", []Command{{Shell: "exec sleep 60"}}, os.Environ(), time.Minute)
-	if !errors.Is(res.Err, why) {
-		t.Fatalf("want cancellation cause, got %v", res.Err)
+	err := Run(ctx, r, []Command{{Shell: "exec sleep 60"}}, os.Environ(), time.Minute)
+	if !errors.Is(err, why) {
+		t.Fatalf("want cancellation cause, got %v", err)
 	}
 }

@@ -15,11 +15,11 @@ func ExampleParseSpec() {
 	// http://127.0.0.1:8080/healthz <nil>
 	// tcp://127.0.0.1:5432 <nil>
 	// ["/bin/check"] <nil>
-	//  probe "https://x/": https is not supported
+	// <nil> probe "https://x/": https is not supported
 }
 
 func ExampleThreshold() {
-	t := probe.NewThreshold(probe.DefaultParams(), true)
+	t := probe.NewThreshold(probe.Params{FailureThreshold: 3, SuccessThreshold: 1}, true)
 	for _, ok := range []bool{false, false, false, true} {
 		state, changed := t.Observe(ok)
 		fmt.Println(state, changed)

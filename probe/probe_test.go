@@ -20,27 +20,26 @@ import (
 func TestParseSpec(t *testing.T) {
 	cases := []struct {
 		in   string
-		kind kind
-		ok   bool
+		kind string // the Checker's type, "" when rejected
 	}{
-		{"http://127.0.0.1:8080/healthz", kindHTTP, true},
-		{"http://localhost/x", kindHTTP, true},
-		{"tcp://127.0.0.1:5432", kindTCP, true},
-		{"tcp://db:5432", kindTCP, true},
-		{"pg_isready -q", kindExec, true},
-		{`["/bin/check","--fast"]`, kindExec, true},
-		{"http://", 0, false},
-		{"https://x:1/", 0, false},
-		{"grpc://x:1", 0, false},
-		{"echo http://x", kindExec, true},
-		{"tcp://nohost", 0, false},
-		{"tcp://", 0, false},
-		{"", 0, false},
-		{"[", 0, false},
+		{"http://127.0.0.1:8080/healthz", "probe.HTTP"},
+		{"http://localhost/x", "probe.HTTP"},
+		{"tcp://127.0.0.1:5432", "probe.TCP"},
+		{"tcp://db:5432", "probe.TCP"},
+		{"pg_isready -q", "probe.Command"},
+		{`["/bin/check","--fast"]`, "probe.Command"},
+		{"http://", ""},
+		{"https://x:1/", ""},
+		{"grpc://x:1", ""},
+		{"echo http://x", "probe.Command"},
+		{"tcp://nohost", ""},
+		{"tcp://", ""},
+		{"", ""},
+		{"[", ""},
 	}
 	for _, c := range cases {
 		s, err := ParseSpec(c.in)
-		if (err == nil) != c.ok || (c.ok && s.kind != c.kind) {
+		if (err == nil) != (c.kind != "") || (err == nil && fmt.Sprintf("%T", s) != c.kind) {
 			t.Errorf("ParseSpec(%q) = %+v, %v", c.in, s, err)
 		}
 		if err != nil && strings.Contains(err.Error(), "\n") {
@@ -198,7 +197,7 @@ func TestHTTPAndTCPProbes(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := s.Probe(ctx, nil, nil, time.Second); (err == nil) != want {
+		if err := s.Check(ctx, Exec{}, time.Second); (err == nil) != want {
 			t.Errorf("%s: got %v, want ok=%v", spec, err, want)
 		}
 	}
@@ -231,18 +230,24 @@ func TestExecProbeAndRun(t *testing.T) {
 	r := reaperLoop(t)
 	for spec, want := range map[string]string{"exit 0": "", "exit 1": "exit code 1", `["sleep","5"]`: "timed out"} {
 		s, _ := ParseSpec(spec)
-		err := s.Probe(context.Background(), r, os.Environ(), 300*time.Millisecond)
+		err := s.Check(context.Background(), Exec{Starter: r, Env: os.Environ()}, 300*time.Millisecond)
 		if (want == "" && err != nil) || (want != "" && (err == nil || !strings.Contains(err.Error(), want))) {
 			t.Errorf("%s: %v, want %q", spec, err, want)
 		}
 	}
 	s, _ := ParseSpec("exit 1")
-	out := make(chan Result)
+	out := make(chan error)
 	ctx, cancel := context.WithCancel(context.Background())
-	go Run(ctx, "live", s, Params{Period: 10 * time.Millisecond, Timeout: time.Second}, r, os.Environ(), out)
+	go Run(ctx, s, Params{Period: 10 * time.Millisecond, Timeout: time.Second}, Exec{Starter: r, Env: os.Environ()},
+		func(err error) {
+			select {
+			case out <- err:
+			case <-ctx.Done():
+			}
+		})
 	for i := 0; i < 3; i++ {
-		if res := <-out; res.OK || res.Probe != "live" {
-			t.Fatalf("attempt %d: %+v", i, res)
+		if err := <-out; err == nil || !strings.Contains(err.Error(), "exit code 1") {
+			t.Fatalf("attempt %d: %v", i, err)
 		}
 	}
 	cancel()

@@ -3,32 +3,20 @@ package probe
 import (
 	"context"
 	"time"
-
-	"github.com/tend-init/tend/hooks"
 )
 
-// Params are Kubernetes' probe settings.
+// Params are Kubernetes' probe settings. Their defaults live with the rest
+// of tend's, in lifecycle.Default.
 type Params struct {
 	Period, Timeout, InitialDelay      time.Duration
 	FailureThreshold, SuccessThreshold int
 }
 
-// DefaultParams are Kubernetes' defaults: every 10s, 1s timeout, no initial
-// delay, 3 failures to fail, 1 success to succeed.
-func DefaultParams() Params {
-	return Params{Period: 10 * time.Second, Timeout: time.Second, FailureThreshold: 3, SuccessThreshold: 1}
-}
-
-// Result is one probe attempt, sent to the event loop.
-type Result struct {
-	Probe string // "ready" or "live"
-	OK    bool
-	Err   error
-}
-
 // Run waits InitialDelay, then probes every Period until ctx is done, and
-// sends each attempt's result to out. It never blocks once ctx is done.
-func Run(ctx context.Context, name string, s Spec, p Params, st hooks.Starter, env []string, out chan<- Result) {
+// hands each attempt's result to report (nil when it passed). An attempt
+// cut short because ctx ended is not reported: the stop, not the target,
+// ended it.
+func Run(ctx context.Context, c Checker, p Params, x Exec, report func(error)) {
 	wait := p.InitialDelay
 	for {
 		t := time.NewTimer(wait)
@@ -38,15 +26,11 @@ func Run(ctx context.Context, name string, s Spec, p Params, st hooks.Starter, e
 			return
 		case <-t.C:
 		}
-		err := s.Probe(ctx, st, env, p.Timeout)
+		err := c.Check(ctx, x, p.Timeout)
 		if ctx.Err() != nil {
-			return // the attempt was cut short by the stop, not by the app
-		}
-		select {
-		case out <- Result{Probe: name, OK: err == nil, Err: err}:
-		case <-ctx.Done():
 			return
 		}
+		report(err)
 		wait = p.Period
 	}
 }

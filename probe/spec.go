@@ -12,89 +12,91 @@ import (
 	"github.com/tend-init/tend/hooks"
 )
 
-type kind int
-
-const (
-	kindHTTP kind = iota
-	kindTCP
-	kindExec
-)
-
-// Spec is one probe: an http URL, a tcp address, or a hook command.
-type Spec struct {
-	kind kind
-	url  string
-	addr string
-	cmd  hooks.Command
+// Checker is one probe: it runs one attempt, bounded by timeout, and
+// returns nil when the target passed. There is one type per kind (HTTP,
+// TCP, Exec), so adding a kind adds a type, not a case to every switch.
+type Checker interface {
+	Check(ctx context.Context, x Exec, timeout time.Duration) error
+	String() string
 }
 
-// ParseSpec reads a probe: "http://HOST:PORT/PATH" succeeds on a 200-399
-// status, as Kubernetes' httpGet; "tcp://HOST:PORT" succeeds when it
-// connects; anything else is a hook command (shell or JSON exec form) that
-// succeeds when it exits 0.
-func ParseSpec(s string) (Spec, error) {
+// Exec is what a command probe needs from tend: the reaper that starts and
+// collects its process, and its environment. HTTP and TCP probes ignore it.
+type Exec struct {
+	Starter hooks.Starter
+	Env     []string
+}
+
+// HTTP passes on a 200-399 status, as Kubernetes' httpGet.
+type HTTP struct{ URL string }
+
+// TCP passes when a connection opens, as Kubernetes' tcpSocket.
+type TCP struct{ Addr string }
+
+// Command passes when the command exits 0, as Kubernetes' exec. It runs
+// through the reaper, in its own process group, killed whole on timeout.
+type Command struct{ Cmd hooks.Command }
+
+// ParseSpec reads a probe: "http://HOST:PORT/PATH", "tcp://HOST:PORT", or
+// else a hook command (shell string or JSON exec array).
+func ParseSpec(s string) (Checker, error) {
 	switch {
 	case strings.HasPrefix(s, "http://"):
 		u, err := url.Parse(s)
 		if err != nil || u.Host == "" || u.Port() == "" && strings.HasSuffix(u.Host, ":") {
-			return Spec{}, fmt.Errorf("probe %q: want http://HOST:PORT/PATH", s)
+			return nil, fmt.Errorf("probe %q: want http://HOST:PORT/PATH", s)
 		}
-		return Spec{kind: kindHTTP, url: s}, nil
+		return HTTP{URL: s}, nil
 	case strings.HasPrefix(s, "https://"):
-		return Spec{}, fmt.Errorf("probe %q: https is not supported", s)
+		return nil, fmt.Errorf("probe %q: https is not supported", s)
 	case strings.HasPrefix(s, "tcp://"):
 		addr := strings.TrimPrefix(s, "tcp://")
 		if _, port, err := net.SplitHostPort(addr); err != nil || port == "" {
-			return Spec{}, fmt.Errorf("probe %q: want tcp://HOST:PORT", s)
+			return nil, fmt.Errorf("probe %q: want tcp://HOST:PORT", s)
 		}
-		return Spec{kind: kindTCP, addr: addr}, nil
+		return TCP{Addr: addr}, nil
 	case isURL(s):
 		// grpc://, ftp://... would otherwise run as a shell command.
-		return Spec{}, fmt.Errorf("probe %q: unsupported scheme (want http:// or tcp://)", s)
+		return nil, fmt.Errorf("probe %q: unsupported scheme (want http:// or tcp://)", s)
 	}
 	c, err := hooks.Parse(s)
 	if err != nil {
-		return Spec{}, fmt.Errorf("probe: %v", err)
+		return nil, fmt.Errorf("probe: %v", err)
 	}
-	return Spec{kind: kindExec, cmd: c}, nil
+	return Command{Cmd: c}, nil
 }
 
-// String renders the probe for logs.
-func (s Spec) String() string {
-	switch s.kind {
-	case kindHTTP:
-		return s.url
-	case kindTCP:
-		return "tcp://" + s.addr
-	}
-	return s.cmd.String()
+func (h HTTP) String() string    { return h.URL }
+func (t TCP) String() string     { return "tcp://" + t.Addr }
+func (c Command) String() string { return c.Cmd.String() }
+
+// Check makes one GET.
+func (h HTTP) Check(ctx context.Context, _ Exec, timeout time.Duration) error {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	return checkStatus(httpGet(ctx, h.URL))
 }
 
-// Probe runs one attempt, bounded by timeout. Exec probes are started and
-// collected through st (the reaper), with env, and killed with their whole
-// group on timeout.
-func (s Spec) Probe(ctx context.Context, st hooks.Starter, env []string, timeout time.Duration) error {
-	switch s.kind {
-	case kindHTTP:
-		ctx, cancel := context.WithTimeout(ctx, timeout)
-		defer cancel()
-		return checkStatus(httpGet(ctx, s.url))
-	case kindTCP:
-		ctx, cancel := context.WithTimeout(ctx, timeout)
-		defer cancel()
-		var d net.Dialer
-		c, err := d.DialContext(ctx, "tcp", s.addr)
-		if err != nil {
-			return checkStatus(0, err)
-		}
-		_ = c.Close() // connecting was the whole probe
-		return nil
+// Check opens and closes one connection.
+func (t TCP) Check(ctx context.Context, _ Exec, timeout time.Duration) error {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	var d net.Dialer
+	c, err := d.DialContext(ctx, "tcp", t.Addr)
+	if err != nil {
+		return checkStatus(0, err)
 	}
-	res := hooks.Run(ctx, st, "probe", []hooks.Command{s.cmd}, env, timeout)
-	if errors.Is(res.Err, hooks.ErrTimeout) {
+	_ = c.Close() // connecting was the whole probe
+	return nil
+}
+
+// Check runs the command once.
+func (c Command) Check(ctx context.Context, x Exec, timeout time.Duration) error {
+	err := hooks.Run(ctx, x.Starter, []hooks.Command{c.Cmd}, x.Env, timeout)
+	if errors.Is(err, hooks.ErrTimeout) {
 		return errors.New("timed out")
 	}
-	return res.Err
+	return err
 }
 
 // isURL reports whether s starts with a URL scheme followed by "://".

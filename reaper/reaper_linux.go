@@ -1,8 +1,8 @@
 // Package reaper owns wait4(-1). It is the only code in tend that collects
 // exit statuses: whoever starts a process subscribes to its exit through
 // Start, before the process can possibly exit, and receives the status on a
-// channel. Everything else that is reaped is an orphan, reported to the
-// caller of Reap.
+// channel. Everything else that is reaped is an orphan, handed to the
+// callback given to New the moment it is reaped.
 package reaper
 
 import (
@@ -200,7 +200,7 @@ func (r *Reaper) Kick() {
 // for SIGCHLD to travel through the Go runtime's signal machinery: it
 // blocks in waitid(P_ALL, WEXITED|WNOWAIT), which only peeks, and then
 // reaps everything with Reap under the lock. It sends each batch to out and
-// returns when ctx is done; a stale Run that wakes later reaps nothing.
+// returns once done is closed; a stale Run that wakes later reaps nothing.
 // Run is still the only reaping loop, and Reap remains safe to call from
 // the event loop, since both take the same lock.
 func (r *Reaper) Run(done <-chan struct{}, out chan<- Batch) {

@@ -72,6 +72,19 @@ func dispatch(mode string, args []string) int {
 		z, _ := countProcs()
 		fmt.Printf("zombies=%d\n", z)
 		return 0
+	case "touch": // touch PATH: create an empty file, a signal to a waitfor
+		if err := os.WriteFile(arg(args, 0), nil, 0o644); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+		return 0
+	case "waitfor": // waitfor PATH MODE ARGS...: once PATH exists (10 s at most), run MODE
+		for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+			if _, err := os.Stat(arg(args, 0)); err == nil {
+				break
+			}
+		}
+		return dispatch(arg(args, 1), args[min(2, len(args)):])
 	case "eofwait":
 		_, _ = io.Copy(io.Discard, os.Stdin)
 		return 0

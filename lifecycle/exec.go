@@ -1,4 +1,4 @@
-package main
+package lifecycle
 
 import (
 	"errors"
@@ -23,6 +23,9 @@ type execError struct {
 
 func (e *execError) Error() string { return fmt.Sprintf("exec %s failed: %v", e.prog, e.err) }
 func (e *execError) Unwrap() error { return e.err }
+
+// ExitCode is what tend exits with: the shell's convention, as tini.
+func (e *execError) ExitCode() int { return e.code }
 
 // lookPath resolves prog the way execvp does: a name with a slash is used as
 // it is, anything else is searched on PATH, and a match that exists but

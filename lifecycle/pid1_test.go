@@ -1,4 +1,4 @@
-package main
+package lifecycle
 
 import (
 	"bufio"
@@ -16,7 +16,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tend-init/tend/reaper"
 	"golang.org/x/sys/unix"
 )
 
@@ -37,7 +36,7 @@ func pid1Helper(mode string) int {
 	}
 	switch mode {
 	case "run":
-		code, reaped, err := superviseOnce(args)
+		code, reaped, err := superviseOnce(nil, args)
 		fmt.Printf("RESULT code=%d reaped=%d leftover=%v err=%v\n", code, reaped, hasChildren(), err)
 	case "codes":
 		// args: fakeapp path, runs, orphans per run.
@@ -52,7 +51,7 @@ func pid1Helper(mode string) int {
 				sig := []int{1, 2, 9, 10, 15}[rng.Intn(5)]
 				want, codeArg = 128+sig, "-"+strconv.Itoa(sig)
 			}
-			code, n, err := superviseOnce([]string{"tend", "--", args[0], "spawn", args[2], codeArg})
+			code, n, err := superviseOnce(nil, []string{args[0], "spawn", args[2], codeArg})
 			reaped += n
 			if err != nil || code != want {
 				wrong++
@@ -76,7 +75,7 @@ func pid1Helper(mode string) int {
 				want, end = 128+sig, "kill -"+strconv.Itoa(sig)+" $$"
 			}
 			script := "(while :; do (true &); done) & i=0; while [ $i -lt 3 ]; do (true &); i=$((i+1)); done; " + end
-			code, n, err := superviseOnce([]string{"tend", "--drain-timeout", "2s", "--", "sh", "-c", script})
+			code, n, err := superviseOnce(func(c *Config) { c.DrainTimeout = 2 * time.Second }, []string{"sh", "-c", script})
 			reaped += n
 			if err != nil || code != want {
 				wrong++
@@ -93,77 +92,18 @@ func pid1Helper(mode string) int {
 	return 0
 }
 
-// pidReuse forces the kernel to hand a reaped child's pid to a new process,
-// through ns_last_pid, then signals the old child through every path tend
-// uses. The new process must survive.
-func pidReuse() string {
-	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
-		return "error=mount-private:" + err.Error()
+func superviseOnce(edit func(*Config), argv []string) (code int, reaped uint64, err error) {
+	cfg := Default()
+	cfg.Args = argv
+	if edit != nil {
+		edit(&cfg)
 	}
-	if err := unix.Mount("proc", "/proc", "proc", 0, ""); err != nil {
-		return "error=mount-proc:" + err.Error()
-	}
-	r := reaper.New(nil)
-	old, err := r.Start(exec.Command("true"))
-	if err != nil {
-		return "error=start:" + err.Error()
-	}
-	for {
-		if _, err := r.Reap(); err != nil {
-			return "error=reap:" + err.Error()
-		}
-		select {
-		case <-old.Done():
-		default:
-			continue
-		}
-		break
-	}
-	// Runtime threads take pids too, so retry until the pid lands.
-	for try := 0; try < 50; try++ {
-		if err := os.WriteFile("/proc/sys/kernel/ns_last_pid", []byte(strconv.Itoa(old.Pid-1)), 0); err != nil {
-			return "error=ns_last_pid:" + err.Error()
-		}
-		cmd := exec.Command("sleep", "30")
-		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-		next, err := r.Start(cmd)
-		if err != nil {
-			return "error=start2:" + err.Error()
-		}
-		if next.Pid != old.Pid {
-			_ = next.Signal(unix.SIGKILL) // not the pid we wanted; try again
-			continue
-		}
-		e1 := old.Signal(unix.SIGKILL)
-		e2 := old.SignalGroup(unix.SIGKILL)
-		// A stray SIGKILL takes effect within microseconds; give it
-		// half a second to show up as an exit.
-		alive := true
-		for deadline := time.Now().Add(500 * time.Millisecond); alive && time.Now().Before(deadline); {
-			_, _ = r.Reap() // a failure shows up as a missing exit below
-			select {
-			case <-next.Done():
-				alive = false
-			case <-time.After(5 * time.Millisecond):
-			}
-		}
-		_ = next.SignalGroup(unix.SIGKILL) // clean up the stand-in
-		return fmt.Sprintf("reused=true pid=%d alive=%v signal=%v group=%v", next.Pid, alive, e1, e2)
-	}
-	return "error=pid-never-reused"
-}
-
-func superviseOnce(args []string) (code int, reaped uint64, err error) {
-	cfg, err := parseConfig(args, os.LookupEnv, os.Stdout)
+	l, err := New(cfg, os.Stderr)
 	if err != nil {
 		return -1, 0, err
 	}
-	sup, err := newSupervisor(cfg, newLogger(os.Stderr, cfg.Verbosity))
-	if err != nil {
-		return -1, 0, err
-	}
-	code = sup.run(context.Background())
-	return code, sup.orphans.Load(), nil
+	code = l.Run(context.Background())
+	return code, l.Orphans(), nil
 }
 
 // hasChildren reports whether anything is left to reap: after tend's loop
@@ -249,7 +189,7 @@ func field(t *testing.T, line, key string) string {
 
 func TestPID1OrphanStorm(t *testing.T) {
 	const n = 1000
-	cmd, _, out := pid1(t, "run", "tend", "--", fakeappBin, "spawn", strconv.Itoa(n), "7")
+	cmd, _, out := pid1(t, "run", fakeappBin, "spawn", strconv.Itoa(n), "7")
 	res := readUntil(t, out, "RESULT", 60*time.Second)
 	if field(t, res, "code") != "7" || field(t, res, "reaped") != strconv.Itoa(n) || field(t, res, "leftover") != "false" {
 		t.Fatalf("want code 7, %d orphans reaped, nothing left: %s", n, res)
@@ -279,7 +219,7 @@ func TestPID1ExitCodesUnderStorm(t *testing.T) {
 func atoiOr(s string) int { n, _ := strconv.Atoi(s); return n }
 
 func TestPID1SpuriousSIGCHLD(t *testing.T) {
-	cmd, in, out := pid1(t, "run", "tend", "--", "sh", "-c", "echo ready; read x; exit 5")
+	cmd, in, out := pid1(t, "run", "sh", "-c", "echo ready; read x; exit 5")
 	readUntil(t, out, "ready", 10*time.Second)
 	for i := 0; i < 200; i++ {
 		if err := cmd.Process.Signal(syscall.SIGCHLD); err != nil {
@@ -300,7 +240,7 @@ func TestPID1TermDuringChildStorm(t *testing.T) {
 	// The app keeps orphaning short-lived processes, so SIGCHLD keeps
 	// arriving at PID 1; the TERM sent in the middle must still reach it.
 	script := `trap 'exit 42' TERM; i=0; while [ $i -lt 50 ]; do (true &); i=$((i+1)); done; echo ready; while :; do (true &); done`
-	cmd, _, out := pid1(t, "run", "tend", "--", "sh", "-c", script)
+	cmd, _, out := pid1(t, "run", "sh", "-c", script)
 	readUntil(t, out, "ready", 10*time.Second)
 	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)

@@ -1,0 +1,79 @@
+// Package lifecycle is tend's one event loop: it starts the app, reaps,
+// forwards signals, runs the hooks and probes, and decides what tend exits
+// with. Configuration flows one way, from package main into a Config; the
+// loop's state is one value, moved between named phases by one transition
+// function.
+package lifecycle
+
+import (
+	"errors"
+	"time"
+
+	"github.com/tend-init/tend/hooks"
+	"github.com/tend-init/tend/probe"
+	"github.com/tend-init/tend/signals"
+	"golang.org/x/sys/unix"
+)
+
+// Config is everything tend was asked to do. Package main fills it from
+// flags and variables, starting from Default; nothing reads a flag later.
+type Config struct {
+	Args       []string // the app and its arguments; empty means pause mode
+	Subreaper  bool     // set the child-subreaper bit (tini -s)
+	KillGroup  bool     // forward to the app's process group (tini -g)
+	WarnOnReap bool     // warn for each reaped orphan (tini -w)
+	Verbosity  int      // LevelError..LevelDebug
+	Pdeathsig  unix.Signal
+	RemapExit  [256]bool // app codes turned into 0 (tini -e)
+	Rewrite    signals.Rewrite
+
+	PostStart    []hooks.Command
+	PreStop      []hooks.Command
+	PostStop     []hooks.Command
+	HookTimeout  time.Duration // bounds each hook run
+	GracePeriod  time.Duration // from the start of a stop to SIGKILL
+	DrainTimeout time.Duration // what the rest of the tree gets after the app
+
+	HealthAddr string        // "" serves nothing
+	ReadyProbe probe.Checker // nil: none
+	LiveProbe  probe.Checker // nil: none
+	Probe      probe.Params
+}
+
+// Default is the Config with every default, each defined here once; the
+// flag help reads them from here.
+func Default() Config {
+	return Config{
+		Verbosity:    LevelWarn, // tini's default: warnings
+		Rewrite:      signals.Rewrite{},
+		HookTimeout:  30 * time.Second,
+		GracePeriod:  30 * time.Second, // terminationGracePeriodSeconds' default
+		DrainTimeout: 3 * time.Second,
+		// Kubernetes' probe defaults (core/v1 Probe): every 10 s, 1 s
+		// timeout, no initial delay, 3 failures to fail, 1 success to pass.
+		Probe: probe.Params{
+			Period:           10 * time.Second,
+			Timeout:          time.Second,
+			InitialDelay:     0,
+			FailureThreshold: 3,
+			SuccessThreshold: 1,
+		},
+	}
+}
+
+// Exit codes that tend chooses itself. They are fixed so that an
+// orchestrator can tell them apart, and -e never remaps them.
+const (
+	ExitPostStartFailed = 69 // EX_UNAVAILABLE: the app never became usable
+	ExitLivenessFailed  = 75 // EX_TEMPFAIL: restart me
+)
+
+// ExitCode is the code a set-up error exits with: the one it carries (126
+// or 127 for a program that cannot run), else 1, as tini does.
+func ExitCode(err error) int {
+	var c interface{ ExitCode() int }
+	if errors.As(err, &c) {
+		return c.ExitCode()
+	}
+	return 1
+}

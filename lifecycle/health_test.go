@@ -1,0 +1,52 @@
+package lifecycle
+
+import (
+	"testing"
+
+	"github.com/tend-init/tend/hooks"
+	"github.com/tend-init/tend/probe"
+)
+
+// TestReadinessAndLiveness drives the machine's health decisions as plain
+// values, without processes.
+func TestReadinessAndLiveness(t *testing.T) {
+	params := probe.Params{FailureThreshold: 3, SuccessThreshold: 1}
+	failing := probe.NewThreshold(params, false)
+	passing := probe.NewThreshold(params, true)
+	cases := []struct {
+		name        string
+		st          state
+		postStart   int // configured post-start commands
+		runningHook bool
+		wantReady   string
+		wantLive    string
+	}{
+		{name: "pause mode", wantReady: "ok", wantLive: "ok"},
+		{name: "pause mode stopping", st: state{terminating: true}, wantReady: "not ready: stopping", wantLive: "ok"},
+		{name: "running", st: state{hasApp: true}, wantReady: "ok", wantLive: "ok"},
+		{name: "post-start running", st: state{hasApp: true}, postStart: 1, runningHook: true, wantReady: "not ready: post-start running", wantLive: "ok"},
+		{name: "post-start failed", st: state{hasApp: true}, postStart: 1, wantReady: "not ready: post-start failed", wantLive: "ok"},
+		{name: "post-start done", st: state{hasApp: true, postStartOK: true}, postStart: 1, wantReady: "ok", wantLive: "ok"},
+		{name: "probe not passing", st: state{hasApp: true, ready: &failing}, wantReady: "not ready: readiness probe not passing", wantLive: "ok"},
+		{name: "probe passing", st: state{hasApp: true, ready: &passing}, wantReady: "ok", wantLive: "ok"},
+		{name: "stopping", st: state{hasApp: true, terminating: true, ready: &passing}, wantReady: "not ready: stopping", wantLive: "ok"},
+		{name: "draining after a stop", st: state{hasApp: true, terminating: true, appExited: true}, wantReady: "not ready: stopping", wantLive: "ok"},
+		{name: "app exited by itself", st: state{hasApp: true, appExited: true}, wantReady: "not ready: the app exited", wantLive: "not live: the app exited"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			m, _ := newTestMachine(func(cfg *Config) { cfg.PostStart = make([]hooks.Command, c.postStart) })
+			m.st = c.st
+			m.st.hooks = map[HookKind]*hookRun{}
+			if c.runningHook {
+				m.st.hooks[hookPostStart] = &hookRun{}
+			}
+			if ok, why := m.readiness(); why != c.wantReady || ok != (why == "ok") {
+				t.Errorf("readiness = %v %q, want %q", ok, why, c.wantReady)
+			}
+			if ok, why := m.liveness(); why != c.wantLive || ok != (why == "ok") {
+				t.Errorf("liveness = %v %q, want %q", ok, why, c.wantLive)
+			}
+		})
+	}
+}

@@ -1,0 +1,279 @@
+package lifecycle
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"sync/atomic"
+	"time"
+
+	"github.com/tend-init/tend/hooks"
+	"github.com/tend-init/tend/probe"
+	"github.com/tend-init/tend/reaper"
+	"github.com/tend-init/tend/signals"
+	"github.com/tend-init/tend/subreaper"
+	"golang.org/x/sys/unix"
+)
+
+// Loop is tend's one event loop and everything it owns: the reaper, the
+// signal channels, the app, the health server, and the state machine.
+// Goroutines that run hooks or probes only send events; every decision is
+// the machine's, taken on the loop goroutine.
+type Loop struct {
+	cfg    Config
+	log    *Logger
+	m      *machine
+	reap   *reaper.Reaper
+	sigs   *signals.Channels
+	app    *reaper.Child   // nil in pause mode
+	server *probe.Server   // nil without a health address
+	rtDone <-chan struct{} // closed once the realtime signals are registered
+	pid1   bool
+	events chan event // hook and probe results from their goroutines
+	// orphans counts reaped processes nobody subscribed to; the reaper's
+	// goroutine adds to it (see onOrphan).
+	orphans   atomic.Uint64
+	stopProbe context.CancelFunc
+}
+
+// New performs the set-up in the order that loses nothing: the parent-death
+// signal, the subreaper bit, the health listener, the signal handlers, and
+// only then the app. An error is a set-up failure; ExitCode gives its code.
+func New(cfg Config, stderr io.Writer) (*Loop, error) {
+	l := &Loop{
+		cfg:       cfg,
+		log:       NewLogger(stderr, cfg.Verbosity),
+		pid1:      os.Getpid() == 1,
+		events:    make(chan event, 16),
+		stopProbe: func() {},
+	}
+	l.reap = reaper.New(l.onOrphan)
+	l.m = newMachine(&l.cfg, l.log, l, time.Now, os.Environ())
+	if cfg.Pdeathsig != 0 {
+		if err := unix.Prctl(unix.PR_SET_PDEATHSIG, uintptr(cfg.Pdeathsig), 0, 0, 0); err != nil {
+			return nil, fmt.Errorf("prctl(PR_SET_PDEATHSIG, %s): %w", signals.Name(cfg.Pdeathsig), err)
+		}
+	}
+	if err := l.setSubreaper(); err != nil {
+		return nil, err
+	}
+	if cfg.HealthAddr != "" {
+		srv, err := probe.Listen(cfg.HealthAddr)
+		if err != nil {
+			return nil, err
+		}
+		l.server = srv
+		l.m.serve = true
+		l.log.Infof("health endpoint on http://%s", srv.Addr())
+	}
+	l.sigs = signals.Listen()
+	for _, sig := range l.sigs.Ignored {
+		l.log.Debugf("%s was ignored when tend started: it stays ignored, and the app inherits that", signals.Name(sig))
+	}
+	if len(cfg.Args) > 0 {
+		if err := l.startApp(); err != nil {
+			l.closeServer()
+			return nil, err
+		}
+	}
+	l.rtDone = l.sigs.AfterAppStart()
+	return l, nil
+}
+
+func (l *Loop) startApp() error {
+	path, err := lookPath(l.cfg.Args[0])
+	if err != nil {
+		return err
+	}
+	app, err := l.reap.Start(appCommand(path, l.cfg.Args))
+	if err != nil {
+		return startError(l.cfg.Args[0], err)
+	}
+	l.app = app
+	l.log.Infof("started %q as pid %d", l.cfg.Args[0], app.Pid)
+	return nil
+}
+
+func (l *Loop) setSubreaper() error {
+	if l.cfg.Subreaper {
+		return subreaper.Set()
+	}
+	if l.pid1 {
+		return nil
+	}
+	if is, err := subreaper.Is(); err == nil && is {
+		return nil // a wrapper set the bit and exec'd us
+	}
+	l.log.Warnf("tend is not PID 1 and not a child subreaper, so zombie reaping won't work: " +
+		"orphans are re-parented elsewhere. Use -s or TINI_SUBREAPER, or run tend as PID 1")
+	return nil
+}
+
+// Orphans is how many processes other than the app and hooks were reaped.
+func (l *Loop) Orphans() uint64 { return l.orphans.Load() }
+
+// onOrphan runs on the reaper's goroutine, under its lock, for each orphan
+// the moment it is reaped. It only counts and logs: the counter is atomic
+// so that the loop can read it, and a log line is one write.
+func (l *Loop) onOrphan(e reaper.Exit) {
+	l.orphans.Add(1)
+	if l.cfg.WarnOnReap {
+		l.log.Warnf("Reaped zombie process with pid=%d", e.Pid)
+	}
+}
+
+// Run is the event loop. It returns tend's exit code once the app has
+// exited, the tree has drained and the post-stop hooks have run, or once a
+// stop in pause mode has done the same.
+func (l *Loop) Run(ctx context.Context) int {
+	done := make(chan struct{})
+	defer close(done)
+	batches := make(chan reaper.Batch, 1)
+	go l.reap.Run(done, batches)
+	defer l.stopProbes()
+	defer l.closeServer()
+	if l.server != nil {
+		go func() {
+			if err := l.server.Serve(); err != nil {
+				l.log.Errorf("health server: %v", err)
+			}
+		}()
+	}
+	var beat <-chan time.Time
+	if l.server != nil {
+		t := time.NewTicker(heartbeat)
+		defer t.Stop()
+		beat = t.C
+	}
+	var appDone <-chan reaper.Exit
+	pid := 0
+	if l.app != nil {
+		appDone, pid = l.app.Done(), l.app.Pid
+	}
+	l.m.begin(pid)
+	timer := time.NewTimer(time.Hour)
+	timer.Stop()
+	var armed time.Time
+	ctxDone := ctx.Done()
+	for l.m.st.phase != phaseDone {
+		// One timer serves every deadline the machine keeps.
+		if d := l.m.deadline(); !d.Equal(armed) {
+			timer.Stop()
+			armed = d
+			if !d.IsZero() {
+				timer.Reset(time.Until(d))
+			}
+		}
+		var ev event
+		select {
+		case sig := <-l.sigs.Stop:
+			ev = sigEvent{sig.(unix.Signal)}
+		case sig := <-l.sigs.Forward:
+			ev = sigEvent{sig.(unix.Signal)}
+		case b := <-batches:
+			ev = reaped{none: b.None, err: b.Err}
+		case <-l.sigs.Child:
+			// Run reaps as the kernel reports exits; SIGCHLD only wakes
+			// it when it was idle for want of children.
+			l.reap.Kick()
+			continue
+		case e := <-appDone:
+			appDone = nil
+			l.app.Release()
+			ev = appExit{code: e.Code()}
+		case ev = <-l.events:
+		case <-timer.C:
+			armed = time.Time{}
+			ev = tick{}
+		case <-l.rtDone:
+			l.rtDone = nil
+			l.log.Debugf("realtime signals registered")
+			continue
+		case <-beat:
+			l.m.publish()
+			continue
+		case <-ctxDone:
+			ctxDone = nil
+			ev = cancelled{}
+		}
+		l.m.handle(ev)
+	}
+	return l.m.exitCode()
+}
+
+func (l *Loop) closeServer() {
+	if l.server != nil {
+		_ = l.server.Close() // only fails if already closed
+	}
+}
+
+// The world, as the machine sees it, with real processes.
+
+func (l *Loop) signalApp(sig unix.Signal, group bool) error {
+	if l.app == nil || l.app.Reaped() {
+		return errNoApp
+	}
+	if group {
+		return l.app.SignalGroup(sig)
+	}
+	return l.app.Signal(sig)
+}
+
+func (l *Loop) startHook(kind HookKind, cmds []hooks.Command, env []string, deadline time.Time) context.CancelCauseFunc {
+	ctx, cancel := context.WithCancelCause(context.Background())
+	run := ctx
+	release := context.CancelFunc(func() {})
+	if !deadline.IsZero() {
+		run, release = context.WithDeadline(ctx, deadline)
+	}
+	go func() {
+		start := time.Now()
+		err := hooks.Run(run, l.reap, cmds, env, l.cfg.HookTimeout)
+		release()
+		// The loop reads events until every hook has reported.
+		l.events <- hookDone{kind: kind, err: err, dur: time.Since(start)}
+	}()
+	return cancel
+}
+
+func (l *Loop) startProbes(runs []probeRun) {
+	ctx, cancel := context.WithCancel(context.Background())
+	l.stopProbe = cancel
+	for _, r := range runs {
+		x := probe.Exec{Starter: l.reap, Env: r.env}
+		go probe.Run(ctx, r.checker, r.params, x, func(err error) {
+			select {
+			case l.events <- probeDone{kind: r.kind, err: err}:
+			case <-ctx.Done():
+			}
+		})
+	}
+}
+
+func (l *Loop) stopProbes() { l.stopProbe() }
+
+func (l *Loop) reapNow() (bool, error) { return l.reap.Reap() }
+
+func (l *Loop) publish(st *probe.Status) {
+	st.ZombiesReaped = l.orphans.Load()
+	l.server.Publish(st)
+}
+
+// signalRest signals every process left: as PID 1, kill(-1) reaches exactly
+// the namespace minus tend; otherwise only tend's own descendants are
+// signalled, never the whole system.
+func (l *Loop) signalRest(sig unix.Signal) string {
+	if l.pid1 {
+		if err := unix.Kill(-1, sig); err != nil && !errors.Is(err, unix.ESRCH) {
+			l.log.Errorf("kill(-1, %s): %v", signals.Name(sig), err)
+		}
+		return "every process in the namespace"
+	}
+	n, err := reaper.SignalDescendants(os.Getpid(), sig)
+	if err != nil {
+		l.log.Errorf("signalling descendants: %v", err)
+	}
+	return fmt.Sprintf("%d descendant(s)", n)
+}

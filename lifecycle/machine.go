@@ -1,0 +1,313 @@
+package lifecycle
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/tend-init/tend/hooks"
+	"github.com/tend-init/tend/probe"
+	"github.com/tend-init/tend/signals"
+	"golang.org/x/sys/unix"
+)
+
+// world is everything outside the state machine that it acts on: the app,
+// the hook and probe goroutines, the rest of the process tree and the
+// health endpoint. The Loop implements it with real processes; the table
+// test implements it with a recorder, so the machine runs with none.
+type world interface {
+	// signalApp sends sig to the app, or to its process group; errNoApp
+	// when the app has already been reaped.
+	signalApp(sig unix.Signal, group bool) error
+	// startHook runs cmds in the background and later delivers a
+	// hookDone event; deadline, when not zero, cuts it short.
+	startHook(kind HookKind, cmds []hooks.Command, env []string, deadline time.Time) context.CancelCauseFunc
+	// startProbes runs the probes in the background; each attempt comes
+	// back as a probeDone event until stopProbes.
+	startProbes(runs []probeRun)
+	stopProbes()
+	// signalRest signals every process left but tend, and says what it
+	// signalled.
+	signalRest(sig unix.Signal) string
+	// reap collects whatever has exited; none reports no child at all.
+	reapNow() (none bool, err error)
+	// publish hands the health endpoint a snapshot.
+	publish(*probe.Status)
+}
+
+// errNoApp is signalApp's answer once the app is gone.
+var errNoApp = errors.New("no app running")
+
+// probeRun is one probe to start.
+type probeRun struct {
+	kind    ProbeKind
+	checker probe.Checker
+	params  probe.Params
+	env     []string
+}
+
+// Events are what the loop hands the machine, one at a time.
+type (
+	event    interface{}
+	sigEvent struct{ sig unix.Signal }
+	appExit  struct{ code int }
+	hookDone struct {
+		kind HookKind
+		err  error
+		dur  time.Duration
+	}
+	probeDone struct {
+		kind ProbeKind
+		err  error
+	}
+	reaped struct {
+		none bool
+		err  error
+	}
+	tick      struct{} // the earliest deadline may have passed
+	cancelled struct{} // Run's context ended
+)
+
+// hookRun is one hook in flight.
+type hookRun struct {
+	cancel  context.CancelCauseFunc
+	started time.Time
+}
+
+// state is every value the loop decides on. Only the loop goroutine
+// touches it.
+type state struct {
+	phase       Phase
+	hasApp      bool
+	appPid      int
+	appStarted  time.Time
+	appExited   bool
+	appCode     int
+	noChildren  bool // the last reap found no child left at all
+	terminating bool // a stop has begun: not ready
+	postStartOK bool
+
+	stopSignal   unix.Signal
+	stopSent     bool
+	stopBegan    time.Time
+	exitOverride int // one of the Exit* codes, or 0
+
+	graceAt     time.Time // SIGKILL to the app; zero when not armed
+	drainAt     time.Time // the drain's next step; zero when not armed
+	drainBegan  time.Time
+	drainKilled bool
+
+	hooks       map[HookKind]*hookRun
+	ready, live *probe.Threshold // nil without that probe
+
+	// Counters for /metrics.
+	forwarded      map[unix.Signal]uint64
+	hookRuns       map[probe.HookKey]uint64
+	hookDurations  map[string]probe.Histogram
+	probeResults   map[probe.ProbeKey]uint64
+	internalErrors int
+}
+
+// machine is the lifecycle's state machine: the state, and the rules that
+// move it on events. It does no I/O of its own; it acts through w.
+type machine struct {
+	cfg     *Config
+	log     *Logger
+	w       world
+	now     func() time.Time
+	baseEnv []string // tend's environment, the base of every child's
+	serve   bool     // a health endpoint wants snapshots
+	st      state
+}
+
+func newMachine(cfg *Config, log *Logger, w world, now func() time.Time, baseEnv []string) *machine {
+	return &machine{cfg: cfg, log: log, w: w, now: now, baseEnv: baseEnv, st: state{
+		hooks:         map[HookKind]*hookRun{},
+		forwarded:     map[unix.Signal]uint64{},
+		hookRuns:      map[probe.HookKey]uint64{},
+		hookDurations: map[string]probe.Histogram{},
+		probeResults:  map[probe.ProbeKey]uint64{},
+	}}
+}
+
+// begin enters the first phase: phaseStarting with an app (pid > 0), which
+// starts post-start and the probes, or phasePause without one.
+func (m *machine) begin(pid int) {
+	if pid <= 0 {
+		m.transition(phasePause, "no program given: pause mode, reaping until TERM or INT")
+		m.publish()
+		return
+	}
+	m.st.hasApp, m.st.appPid, m.st.appStarted = true, pid, m.now()
+	m.transition(phaseStarting, fmt.Sprintf("app started as pid %d", pid))
+	if len(m.cfg.PostStart) > 0 {
+		m.startHook(hookPostStart, time.Time{})
+	} else {
+		m.transition(phaseRunning, "no post-start hook")
+	}
+	m.startProbes()
+	m.publish()
+}
+
+// handle applies one event, then moves the sequence on and publishes.
+func (m *machine) handle(ev event) {
+	switch e := ev.(type) {
+	case sigEvent:
+		m.onSignal(e.sig)
+	case appExit:
+		m.onAppExit(e.code)
+	case hookDone:
+		m.onHookDone(e)
+	case probeDone:
+		m.onProbe(e)
+	case reaped:
+		if e.err != nil {
+			m.log.Errorf("%v", e.err)
+		}
+		m.st.noChildren = e.none
+	case tick:
+		m.onTick()
+	case cancelled:
+		if m.canBeginStop() {
+			m.beginStop(unix.SIGTERM, "context cancelled")
+		}
+	default:
+		m.internalError(fmt.Errorf("unknown event %T", ev))
+	}
+	m.advance()
+	m.publish()
+}
+
+// onSignal handles one received signal. TERM and INT begin the stop
+// sequence; anything else is passed to the app at once.
+func (m *machine) onSignal(recv unix.Signal) {
+	sig, ok := m.cfg.Rewrite.Apply(recv)
+	if !ok {
+		m.log.Debugf("dropped %s (rewrite rule)", signals.Name(recv))
+		return
+	}
+	if recv == unix.SIGTERM || recv == unix.SIGINT {
+		switch {
+		case m.canBeginStop():
+			m.beginStop(sig, "received "+signals.Name(recv))
+			return
+		case m.st.phase == phaseStopping && !m.st.stopSent:
+			m.log.Infof("received %s while pre-stop runs: the stop signal follows when it ends", signals.Name(recv))
+			return
+		}
+	}
+	m.forward(sig)
+}
+
+// forward sends sig to the app, or to its process group with -g.
+func (m *machine) forward(sig unix.Signal) {
+	if !m.st.hasApp || m.st.appExited {
+		m.log.Debugf("not forwarding %s: no app running", signals.Name(sig))
+		return
+	}
+	err := m.w.signalApp(sig, m.cfg.KillGroup)
+	switch {
+	case errors.Is(err, errNoApp):
+		// The reaper collected the app in this very iteration, before
+		// its exit was read.
+		m.log.Debugf("not forwarding %s: no app running", signals.Name(sig))
+		return
+	case err != nil:
+		m.log.Warnf("forwarding %s to pid %d: %v", signals.Name(sig), m.st.appPid, err)
+		return
+	}
+	m.st.forwarded[sig]++
+	m.log.Debugf("forwarded %s to pid %d", signals.Name(sig), m.st.appPid)
+}
+
+func (m *machine) onAppExit(code int) {
+	switch m.st.phase {
+	case phaseStarting, phaseRunning, phaseStopping:
+	default:
+		m.internalError(fmt.Errorf("the app exited in phase %s", m.st.phase))
+	}
+	m.st.appExited, m.st.appCode = true, code
+	m.log.Infof("app (pid %d) exited with code %d after %s", m.st.appPid, code, m.now().Sub(m.st.appStarted).Round(time.Millisecond))
+	m.cancelHook(hookPostStart, errors.New("the app exited"))
+}
+
+// startHook runs kind's commands; their result comes back as hookDone.
+func (m *machine) startHook(kind HookKind, deadline time.Time) {
+	cmds := m.cfg.hookCommands(kind)
+	var code *int
+	if kind == hookPostStop {
+		code = &m.st.appCode
+	}
+	env := childEnv(m.baseEnv, kind.String(), m.appPidIfRunning(), code)
+	m.log.Infof("%s: running %d command(s)", kind, len(cmds))
+	cancel := m.w.startHook(kind, cmds, env, deadline)
+	m.st.hooks[kind] = &hookRun{cancel: cancel, started: m.now()}
+}
+
+// appPidIfRunning is the pid hooks see in TEND_APP_PID: 0 (unset) in
+// pause mode.
+func (m *machine) appPidIfRunning() int {
+	if !m.st.hasApp {
+		return 0
+	}
+	return m.st.appPid
+}
+
+func (m *machine) cancelHook(kind HookKind, cause error) {
+	if h := m.st.hooks[kind]; h != nil {
+		h.cancel(cause)
+	}
+}
+
+func (m *machine) onHookDone(d hookDone) {
+	h := m.st.hooks[d.kind]
+	if h == nil {
+		m.internalError(fmt.Errorf("%s reported, but none was running", d.kind))
+		return
+	}
+	delete(m.st.hooks, d.kind)
+	h.cancel(nil)
+	m.recordHook(d)
+	if d.err != nil {
+		m.log.Warnf("%s failed after %s: %v", d.kind, d.dur.Round(time.Millisecond), d.err)
+	} else {
+		m.log.Infof("%s succeeded in %s", d.kind, d.dur.Round(time.Millisecond))
+	}
+	switch d.kind {
+	case hookPostStart:
+		m.onPostStart(d.err)
+	case hookPreStop:
+		if !m.st.appExited {
+			m.sendStop()
+		}
+	case hookPostStop:
+		m.transition(phaseDone, "post-stop finished")
+	}
+}
+
+func (m *machine) onPostStart(err error) {
+	if err == nil {
+		m.st.postStartOK = true
+		if m.st.phase == phaseStarting && !m.st.appExited {
+			m.transition(phaseRunning, "post-start succeeded")
+		}
+		return
+	}
+	if m.st.phase == phaseStarting && !m.st.appExited {
+		m.st.exitOverride = ExitPostStartFailed
+		m.beginStop(unix.SIGTERM, "post-start failed")
+	}
+}
+
+// exitCode is the app's code with the -e remaps applied, unless tend chose
+// a code of its own.
+func (m *machine) exitCode() int {
+	if m.st.exitOverride != 0 {
+		return m.st.exitOverride
+	}
+	if m.cfg.RemapExit[m.st.appCode&0xff] {
+		return 0
+	}
+	return m.st.appCode
+}

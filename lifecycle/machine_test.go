@@ -1,0 +1,238 @@
+package lifecycle
+
+import (
+	"errors"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tend-init/tend/hooks"
+	"github.com/tend-init/tend/probe"
+	"golang.org/x/sys/unix"
+)
+
+// step is one event for the machine, after moving the clock on by wait.
+type step struct {
+	wait time.Duration
+	ev   event
+}
+
+func ev(e event) step                     { return step{ev: e} }
+func after(d time.Duration, e event) step { return step{wait: d, ev: e} }
+
+var errBoom = errors.New("boom")
+
+// TestMachine drives the state machine with events, with no processes, and
+// checks the phases it went through, what it did, and the exit code.
+func TestMachine(t *testing.T) {
+	cmd := []hooks.Command{{Shell: "true"}}
+	cases := []struct {
+		name   string
+		cfg    func(*Config)
+		pid    int  // 0: pause mode
+		kids   bool // the reaper finds children left when the drain begins
+		steps  []step
+		phases string   // every phase entered, in order
+		acts   []string // every action, in order
+		code   int
+	}{
+		{
+			name:   "TERM while running",
+			pid:    42,
+			steps:  []step{ev(sigEvent{unix.SIGTERM}), ev(appExit{143})},
+			phases: "starting running stopping draining post-stop done",
+			acts:   []string{"stop probes", "signal SIGTERM"},
+			code:   143,
+		},
+		{
+			name:   "TERM during post-start",
+			cfg:    func(c *Config) { c.PostStart = cmd },
+			pid:    42,
+			steps:  []step{ev(sigEvent{unix.SIGTERM}), ev(appExit{0}), ev(hookDone{kind: hookPostStart, err: errBoom})},
+			phases: "starting stopping draining post-stop done",
+			acts: []string{"start post-start deadline=none env=TEND_HOOK=post-start,TEND_APP_PID=42",
+				"stop probes", "cancel post-start: a stop began", "signal SIGTERM", "cancel post-start: the app exited"},
+			code: 0, // not 69: the stop, not the hook, ended the app
+		},
+		{
+			name: "second TERM during pre-stop is held, not sent twice",
+			cfg:  func(c *Config) { c.PreStop = cmd },
+			pid:  42,
+			steps: []step{ev(sigEvent{unix.SIGTERM}), after(time.Second, sigEvent{unix.SIGTERM}),
+				ev(sigEvent{unix.SIGUSR1}), ev(hookDone{kind: hookPreStop}), ev(appExit{143})},
+			phases: "starting running stopping draining post-stop done",
+			acts: []string{"stop probes", "start pre-stop deadline=10s env=TEND_HOOK=pre-stop,TEND_APP_PID=42",
+				"signal SIGUSR1", "signal SIGTERM"},
+			code: 143,
+		},
+		{
+			name:   "the app exits during pre-stop",
+			cfg:    func(c *Config) { c.PreStop = cmd },
+			pid:    42,
+			steps:  []step{ev(sigEvent{unix.SIGINT}), ev(appExit{3}), ev(hookDone{kind: hookPreStop})},
+			phases: "starting running stopping draining post-stop done",
+			acts:   []string{"stop probes", "start pre-stop deadline=10s env=TEND_HOOK=pre-stop,TEND_APP_PID=42"},
+			code:   3,
+		},
+		{
+			name:   "post-start failure stops the app with 69",
+			cfg:    func(c *Config) { c.PostStart = cmd },
+			pid:    42,
+			steps:  []step{ev(hookDone{kind: hookPostStart, err: errBoom}), ev(appExit{143})},
+			phases: "starting stopping draining post-stop done",
+			acts: []string{"start post-start deadline=none env=TEND_HOOK=post-start,TEND_APP_PID=42",
+				"stop probes", "signal SIGTERM"},
+			code: ExitPostStartFailed,
+		},
+		{
+			name: "liveness failure stops the app with 75",
+			cfg: func(c *Config) {
+				c.LiveProbe = probe.TCP{Addr: "127.0.0.1:1"}
+				c.ReadyProbe = probe.TCP{Addr: "127.0.0.1:2"}
+			},
+			pid: 42,
+			steps: []step{ev(probeDone{kind: probeLive, err: errBoom}), ev(probeDone{kind: probeLive, err: errBoom}),
+				ev(probeDone{kind: probeReady}), ev(probeDone{kind: probeLive, err: errBoom}),
+				ev(probeDone{kind: probeLive, err: errBoom}), ev(appExit{143})},
+			phases: "starting running stopping draining post-stop done",
+			acts: []string{"probe ready env=TEND_HOOK=ready-probe,TEND_APP_PID=42",
+				"probe live env=TEND_HOOK=live-probe,TEND_APP_PID=42", "stop probes", "signal SIGTERM"},
+			code: ExitLivenessFailed,
+		},
+		{
+			name:   "grace expiry kills the app",
+			cfg:    func(c *Config) { c.KillGroup = true },
+			pid:    42,
+			steps:  []step{ev(sigEvent{unix.SIGTERM}), after(9*time.Second, tick{}), after(time.Second, tick{}), ev(appExit{137})},
+			phases: "starting running stopping draining post-stop done",
+			acts:   []string{"stop probes", "group SIGTERM", "group SIGKILL", "signal SIGKILL"},
+			code:   137,
+		},
+		{
+			name:   "pre-stop past the grace deadline is cut, then the app killed",
+			cfg:    func(c *Config) { c.PreStop = cmd },
+			pid:    42,
+			steps:  []step{ev(sigEvent{unix.SIGTERM}), after(10*time.Second, tick{}), ev(appExit{137}), ev(hookDone{kind: hookPreStop, err: errBoom})},
+			phases: "starting running stopping draining post-stop done",
+			acts: []string{"stop probes", "start pre-stop deadline=10s env=TEND_HOOK=pre-stop,TEND_APP_PID=42",
+				"cancel pre-stop: grace period expired", "signal SIGKILL"},
+			code: 137,
+		},
+		{
+			name:   "drain timeout: TERM, then KILL, then give up",
+			pid:    42,
+			kids:   true,
+			steps:  []step{ev(appExit{0}), after(3*time.Second, tick{}), after(2*time.Second, tick{})},
+			phases: "starting running draining post-stop done",
+			acts:   []string{"rest SIGTERM", "rest SIGKILL"},
+			code:   0,
+		},
+		{
+			name:   "drain ends when the tree is empty",
+			pid:    42,
+			kids:   true,
+			steps:  []step{ev(appExit{5}), after(time.Second, reaped{none: true})},
+			phases: "starting running draining post-stop done",
+			acts:   []string{"rest SIGTERM"},
+			code:   5,
+		},
+		{
+			name:   "post-stop sees the exit code; -e remaps it",
+			kids:   true,
+			cfg:    func(c *Config) { c.PostStop = cmd; c.RemapExit[143] = true },
+			pid:    42,
+			steps:  []step{ev(sigEvent{unix.SIGTERM}), ev(appExit{143}), ev(reaped{none: true}), ev(hookDone{kind: hookPostStop})},
+			phases: "starting running stopping draining post-stop done",
+			acts: []string{"stop probes", "signal SIGTERM", "rest SIGTERM",
+				"start post-stop deadline=none env=TEND_HOOK=post-stop,TEND_APP_PID=42,TEND_EXIT_CODE=143"},
+			code: 0,
+		},
+		{
+			name:   "a rewritten stop signal is what the app gets",
+			cfg:    func(c *Config) { c.Rewrite[unix.SIGTERM] = unix.SIGQUIT },
+			pid:    42,
+			steps:  []step{ev(sigEvent{unix.SIGTERM}), ev(appExit{131})},
+			phases: "starting running stopping draining post-stop done",
+			acts:   []string{"stop probes", "signal SIGQUIT"},
+			code:   131,
+		},
+		{
+			name:   "pause mode",
+			steps:  []step{ev(sigEvent{unix.SIGHUP}), ev(reaped{none: true})},
+			phases: "pause",
+			code:   0,
+		},
+		{
+			name:   "TERM in pause mode drains and exits 0",
+			kids:   true,
+			steps:  []step{ev(sigEvent{unix.SIGTERM}), ev(reaped{none: true})},
+			phases: "pause stopping draining post-stop done",
+			acts:   []string{"stop probes", "rest SIGTERM"},
+			code:   0,
+		},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			m, r := newTestMachine(c.cfg)
+			r.children = c.kids
+			m.begin(c.pid)
+			for i, s := range c.steps {
+				r.clock = r.clock.Add(s.wait)
+				m.handle(s.ev)
+				if m.st.internalErrors != 0 {
+					t.Fatalf("step %d (%T): internal error:\n%s", i, s.ev, r.log.String())
+				}
+			}
+			if got := strings.Join(r.phases(), " "); got != c.phases {
+				t.Errorf("phases %q, want %q", got, c.phases)
+			}
+			if len(r.acts) != 0 || len(c.acts) != 0 {
+				if !reflect.DeepEqual(r.acts, c.acts) {
+					t.Errorf("actions:\n got %q\nwant %q", r.acts, c.acts)
+				}
+			}
+			if code := m.exitCode(); strings.HasSuffix(c.phases, "done") && code != c.code {
+				t.Errorf("exit code %d, want %d", code, c.code)
+			}
+		})
+	}
+}
+
+// TestInvalidEventsAreInternalErrors checks that what cannot happen is
+// reported, not silently absorbed, and leaves the phase alone.
+func TestInvalidEventsAreInternalErrors(t *testing.T) {
+	m, r := newTestMachine(nil)
+	m.begin(42)
+	m.handle(hookDone{kind: hookPreStop}) // never started
+	if m.st.internalErrors != 1 || m.st.phase != phaseRunning {
+		t.Fatalf("a report from a hook that never ran: %d internal errors, phase %s", m.st.internalErrors, m.st.phase)
+	}
+	if !m.transition(phaseStopping, "test") || m.transition(phaseRunning, "back") || m.st.phase != phaseStopping {
+		t.Fatalf("stopping -> running must be refused; phase %s", m.st.phase)
+	}
+	if m.st.internalErrors != 2 || !strings.Contains(r.log.String(), "internal error: invalid transition stopping -> running") {
+		t.Fatalf("the refused transition must be logged as an internal error:\n%s", r.log.String())
+	}
+	// A probe attempt that was in flight when the stop began is dropped.
+	m.handle(probeDone{kind: probeLive, err: errBoom})
+	if m.st.internalErrors != 2 {
+		t.Fatalf("a late probe result is expected, not an internal error:\n%s", r.log.String())
+	}
+}
+
+// TestTransitionTable checks the zero phase is not live and every phase
+// but done can move on.
+func TestTransitionTable(t *testing.T) {
+	if phaseNone.String() != "none" || validTransition(phaseNone, phaseRunning) {
+		t.Fatal("the zero phase must only lead to starting or pause")
+	}
+	for p := phaseStarting; p < phaseDone; p++ {
+		if len(next[p]) == 0 {
+			t.Errorf("phase %s has no way out", p)
+		}
+	}
+	if len(next[phaseDone]) != 0 {
+		t.Error("done must be final")
+	}
+}

@@ -1,0 +1,78 @@
+package lifecycle
+
+import "fmt"
+
+// Phase is where the lifecycle stands. The zero value is not a live phase,
+// so a state that was never set up cannot pass for one.
+type Phase int
+
+const (
+	phaseNone Phase = iota
+	// phaseStarting: the app runs and its post-start hooks have not all
+	// succeeded yet; not ready.
+	phaseStarting
+	// phaseRunning: the app runs and post-start is done.
+	phaseRunning
+	// phasePause: no app; tend reaps until a stop signal.
+	phasePause
+	// phaseStopping: a stop began: pre-stop, then the stop signal, with
+	// SIGKILL at the grace deadline.
+	phaseStopping
+	// phaseDraining: the app is gone; the rest of the tree gets TERM, then
+	// KILL at the drain timeout.
+	phaseDraining
+	// phasePostStop: the tree is empty; post-stop hooks run.
+	phasePostStop
+	// phaseDone: the loop returns the exit code.
+	phaseDone
+)
+
+var phaseNames = [...]string{"none", "starting", "running", "pause", "stopping", "draining", "post-stop", "done"}
+
+func (p Phase) String() string {
+	if p < 0 || int(p) >= len(phaseNames) {
+		return fmt.Sprintf("phase(%d)", int(p))
+	}
+	return phaseNames[p]
+}
+
+// next lists, for each phase, the phases it may move to. Anything else is
+// an internal error.
+var next = map[Phase][]Phase{
+	phaseNone:     {phaseStarting, phasePause},
+	phaseStarting: {phaseRunning, phaseStopping, phaseDraining},
+	phaseRunning:  {phaseStopping, phaseDraining},
+	phasePause:    {phaseStopping},
+	phaseStopping: {phaseDraining},
+	phaseDraining: {phasePostStop},
+	phasePostStop: {phaseDone},
+}
+
+func validTransition(from, to Phase) bool {
+	for _, p := range next[from] {
+		if p == to {
+			return true
+		}
+	}
+	return false
+}
+
+// transition is the one place the phase changes. It logs every change at
+// -v and refuses an invalid one as an internal error: the phase stays, the
+// error is logged and counted, and tend keeps running, because a PID 1
+// that panics takes the whole container with it.
+func (m *machine) transition(to Phase, why string) bool {
+	from := m.st.phase
+	if !validTransition(from, to) {
+		m.internalError(fmt.Errorf("invalid transition %s -> %s (%s)", from, to, why))
+		return false
+	}
+	m.st.phase = to
+	m.log.Infof("phase %s -> %s: %s", from, to, why)
+	return true
+}
+
+func (m *machine) internalError(err error) {
+	m.st.internalErrors++
+	m.log.Errorf("internal error: %v", err)
+}

@@ -1,0 +1,162 @@
+package lifecycle
+
+import (
+	"errors"
+	"time"
+
+	"github.com/tend-init/tend/signals"
+	"golang.org/x/sys/unix"
+)
+
+// killWait bounds how long tend waits for SIGKILLed processes to be reaped:
+// SIGKILL cannot be caught, but a process in uninterruptible sleep dies
+// late, and tend must always exit.
+const killWait = 2 * time.Second
+
+func (m *machine) canBeginStop() bool {
+	switch m.st.phase {
+	case phaseStarting, phaseRunning, phasePause:
+		return true
+	}
+	return false
+}
+
+// beginStop starts the stop sequence: not ready, post-start and probes
+// ended, then pre-stop, then sig to the app, with SIGKILL at the grace
+// deadline.
+func (m *machine) beginStop(sig unix.Signal, why string) {
+	pause := m.st.phase == phasePause
+	if !m.transition(phaseStopping, why) {
+		return
+	}
+	m.st.terminating = true
+	m.st.stopSignal = sig
+	m.st.stopBegan = m.now()
+	m.log.Infof("stop: %s; grace period %s", why, m.cfg.GracePeriod)
+	m.publish()      // /readyz turns 503 before pre-stop starts, not after
+	m.w.stopProbes() // probes end with the stop, as in Kubernetes
+	m.cancelHook(hookPostStart, errors.New("a stop began"))
+	if pause || m.st.appExited {
+		return
+	}
+	m.st.graceAt = m.st.stopBegan.Add(m.cfg.GracePeriod)
+	if len(m.cfg.PreStop) == 0 {
+		m.sendStop()
+		return
+	}
+	m.startHook(hookPreStop, m.st.graceAt)
+}
+
+func (m *machine) sendStop() {
+	m.st.stopSent = true
+	m.log.Infof("stop: sending %s to the app, %s after the stop began", signals.Name(m.st.stopSignal), m.now().Sub(m.st.stopBegan).Round(time.Millisecond))
+	m.forward(m.st.stopSignal)
+}
+
+// deadline is when the machine next wants a tick: the earlier of the grace
+// and drain deadlines, or zero for none.
+func (m *machine) deadline() time.Time {
+	d := m.st.graceAt
+	if !m.st.drainAt.IsZero() && (d.IsZero() || m.st.drainAt.Before(d)) {
+		d = m.st.drainAt
+	}
+	return d
+}
+
+func (m *machine) onTick() {
+	now := m.now()
+	if !m.st.graceAt.IsZero() && !now.Before(m.st.graceAt) {
+		m.st.graceAt = time.Time{}
+		m.onGrace()
+	}
+	if !m.st.drainAt.IsZero() && !now.Before(m.st.drainAt) {
+		m.st.drainAt = time.Time{}
+		m.onDrainTimeout()
+	}
+}
+
+// onGrace fires at the stop deadline: whatever still runs of the app is
+// killed, its group too with -g.
+func (m *machine) onGrace() {
+	m.cancelHook(hookPreStop, errors.New("grace period expired"))
+	if m.st.appExited {
+		return
+	}
+	m.log.Warnf("stop: grace period of %s expired: sending SIGKILL to the app", m.cfg.GracePeriod)
+	if m.cfg.KillGroup {
+		if err := m.w.signalApp(unix.SIGKILL, true); err != nil && !errors.Is(err, errNoApp) {
+			m.log.Errorf("SIGKILL to the app's group: %v", err)
+		}
+	}
+	if err := m.w.signalApp(unix.SIGKILL, false); err != nil && !errors.Is(err, errNoApp) {
+		m.log.Errorf("SIGKILL to the app: %v", err)
+	}
+}
+
+// advance moves the sequence on once its conditions hold: the app gone and
+// no hook of its own still running means drain; a drained tree means
+// post-stop.
+func (m *machine) advance() {
+	switch m.st.phase {
+	case phaseStarting, phaseRunning, phaseStopping:
+		appGone := !m.st.hasApp || m.st.appExited
+		if appGone && m.st.hooks[hookPostStart] == nil && m.st.hooks[hookPreStop] == nil {
+			m.beginDrain()
+		}
+	case phaseDraining:
+		if m.st.noChildren {
+			m.endDrain()
+		}
+	}
+}
+
+// beginDrain sends SIGTERM to every process left (the namespace as PID 1,
+// tend's descendants otherwise) and gives them the drain timeout.
+func (m *machine) beginDrain() {
+	why := "the app exited"
+	if !m.st.hasApp {
+		why = "pause mode stopped"
+	}
+	if !m.transition(phaseDraining, why) {
+		return
+	}
+	m.st.drainBegan = m.now()
+	m.st.graceAt = time.Time{}
+	none, err := m.w.reapNow()
+	if err != nil {
+		m.log.Errorf("%v", err)
+	}
+	m.st.noChildren = none
+	if none {
+		m.endDrain()
+		return
+	}
+	m.log.Infof("drain: sent SIGTERM to %s; waiting up to %s", m.w.signalRest(unix.SIGTERM), m.cfg.DrainTimeout)
+	m.st.drainAt = m.st.drainBegan.Add(m.cfg.DrainTimeout)
+}
+
+func (m *machine) onDrainTimeout() {
+	if m.st.drainKilled {
+		m.log.Warnf("drain: processes survived SIGKILL; giving up on them")
+		m.endDrain()
+		return
+	}
+	m.st.drainKilled = true
+	m.log.Warnf("drain: %s expired; sent SIGKILL to %s", m.cfg.DrainTimeout, m.w.signalRest(unix.SIGKILL))
+	m.st.drainAt = m.now().Add(killWait)
+}
+
+func (m *machine) endDrain() {
+	if !m.st.drainAt.IsZero() || m.st.drainKilled {
+		m.log.Infof("drain: done in %s", m.now().Sub(m.st.drainBegan).Round(time.Millisecond))
+	}
+	m.st.drainAt = time.Time{}
+	if !m.transition(phasePostStop, "the tree is empty") {
+		return
+	}
+	if len(m.cfg.PostStop) == 0 {
+		m.transition(phaseDone, "no post-stop hook")
+		return
+	}
+	m.startHook(hookPostStop, time.Time{})
+}

@@ -1,0 +1,111 @@
+package lifecycle
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/tend-init/tend/hooks"
+	"github.com/tend-init/tend/probe"
+	"github.com/tend-init/tend/signals"
+	"golang.org/x/sys/unix"
+)
+
+// recorder is the machine's world in table tests: no processes, a clock
+// that moves only when told, and a log of every action in order.
+type recorder struct {
+	acts      []string
+	clock     time.Time
+	appGone   bool // signalApp answers errNoApp
+	children  bool // reapNow finds children left
+	published *probe.Status
+	log       strings.Builder // tend's log lines: the phases come from here
+}
+
+func (r *recorder) act(format string, args ...any) {
+	r.acts = append(r.acts, fmt.Sprintf(format, args...))
+}
+
+func (r *recorder) signalApp(sig unix.Signal, group bool) error {
+	if r.appGone {
+		return errNoApp
+	}
+	if group {
+		r.act("group %s", signals.Name(sig))
+	} else {
+		r.act("signal %s", signals.Name(sig))
+	}
+	return nil
+}
+
+func (r *recorder) startHook(kind HookKind, cmds []hooks.Command, env []string, deadline time.Time) context.CancelCauseFunc {
+	d := "none"
+	if !deadline.IsZero() {
+		d = deadline.Sub(r.clock).String()
+	}
+	r.act("start %s deadline=%s env=%s", kind, d, strings.Join(tendVars(env), ","))
+	return func(cause error) {
+		if cause != nil {
+			r.act("cancel %s: %v", kind, cause)
+		}
+	}
+}
+
+// tendVars keeps the TEND_* variables of env, which is otherwise the
+// recorder's base environment.
+func tendVars(env []string) []string {
+	var out []string
+	for _, e := range env {
+		if strings.HasPrefix(e, "TEND_") {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+func (r *recorder) startProbes(runs []probeRun) {
+	for _, p := range runs {
+		r.act("probe %s env=%s", p.kind, strings.Join(tendVars(p.env), ","))
+	}
+}
+
+func (r *recorder) stopProbes() { r.act("stop probes") }
+
+func (r *recorder) signalRest(sig unix.Signal) string {
+	r.act("rest %s", signals.Name(sig))
+	return "the rest"
+}
+
+func (r *recorder) reapNow() (bool, error) { return !r.children, nil }
+
+func (r *recorder) publish(st *probe.Status) { r.published = st }
+
+// newTestMachine builds a machine over a recorder, with cfg applied over
+// the defaults.
+func newTestMachine(edit func(*Config)) (*machine, *recorder) {
+	cfg := Default()
+	cfg.GracePeriod = 10 * time.Second
+	cfg.DrainTimeout = 3 * time.Second
+	if edit != nil {
+		edit(&cfg)
+	}
+	r := &recorder{clock: time.Unix(1000, 0)}
+	m := newMachine(&cfg, NewLogger(&r.log, LevelDebug), r, func() time.Time { return r.clock }, []string{"PATH=/bin"})
+	m.serve = true
+	return m, r
+}
+
+// phases lists the phases entered, in order, from the transition log lines.
+func (r *recorder) phases() []string {
+	var out []string
+	for _, l := range strings.Split(r.log.String(), "\n") {
+		if _, rest, ok := strings.Cut(l, "INFO: phase "); ok {
+			if _, to, ok := strings.Cut(rest, " -> "); ok {
+				to, _, _ = strings.Cut(to, ":")
+				out = append(out, to)
+			}
+		}
+	}
+	return out
+}
