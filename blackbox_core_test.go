@@ -207,3 +207,23 @@ func TestLogPrefix(t *testing.T) {
 		}
 	}
 }
+
+// TestDroppedStopSignalStartsNoStop: -r TERM:0 drops TERM entirely, as the
+// README says: no stop begins (readiness stays 200, no pre-stop) and the app
+// never sees it; INT still stops.
+func TestDroppedStopSignalStartsNoStop(t *testing.T) {
+	addr := freeAddr(t)
+	p := startTend(t, opts{pid1: true}, "-vv", "-r", "TERM:0", "--health-addr", addr, "--pre-stop", "echo pre-stop-ran",
+		"--", fakeappBin, "signals", "SIGINT", "4")
+	p.stdout.wait(t, "ready", 10*time.Second)
+	waitStatus(t, addr, "/readyz", 200, 5*time.Second)
+	p.signal(syscall.SIGTERM)
+	p.stderr.wait(t, "dropped SIGTERM (rewrite rule)", 5*time.Second)
+	if code, _ := status(addr, "/readyz"); code != 200 || p.stdout.has("pre-stop-ran") || p.stdout.has("got SIGTERM") {
+		t.Fatalf("a dropped TERM began a stop: readyz %d\n%s", code, p.stdout)
+	}
+	p.signal(syscall.SIGINT)
+	if code := p.wait(10 * time.Second); code != 4 || !p.stdout.has("pre-stop-ran") {
+		t.Fatalf("INT must still stop through pre-stop: %d\n%s", code, p.stdout)
+	}
+}

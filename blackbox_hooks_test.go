@@ -218,3 +218,34 @@ func TestBadHookInputNeverStartsApp(t *testing.T) {
 		}
 	}
 }
+
+// TestStopSignalsDuringPreStopAreHeld: a TERM or INT that arrives while
+// pre-stop runs is neither dropped nor sent early: once pre-stop ends the
+// app gets the stop signal, then each other signal held meanwhile.
+func TestStopSignalsDuringPreStopAreHeld(t *testing.T) {
+	dir := t.TempDir()
+	p := startTend(t, opts{pid1: true}, "-v", "--pre-stop", "sleep 0.4; echo pre-stop-done > "+dir+"/done",
+		"--", fakeappBin, "signals", "SIGUSR2", "9")
+	p.stdout.wait(t, "ready", 10*time.Second)
+	p.signal(syscall.SIGTERM)
+	p.stderr.wait(t, "pre-stop: running", 5*time.Second)
+	p.signal(syscall.SIGINT)
+	p.stderr.wait(t, "received SIGINT while pre-stop runs", 5*time.Second)
+	if p.stdout.has("got SIG") {
+		t.Fatalf("a signal reached the app before pre-stop ended:\n%s", p.stdout)
+	}
+	// The app may see the two in either order: Go delivers pending
+	// signals by number. What matters is both, once each, after pre-stop.
+	p.stdout.wait(t, "got SIGTERM", 5*time.Second)
+	p.stdout.wait(t, "got SIGINT", 5*time.Second)
+	if _, err := os.Stat(dir + "/done"); err != nil {
+		t.Fatal("pre-stop did not finish before the app was signalled")
+	}
+	p.signal(syscall.SIGUSR2)
+	if code := p.wait(10 * time.Second); code != 9 {
+		t.Fatalf("want 9, got %d\n%s\n%s", code, p.stdout, p.stderr)
+	}
+	if strings.Count(p.stdout.String(), "got SIGTERM") != 1 || strings.Count(p.stdout.String(), "got SIGINT") != 1 {
+		t.Fatalf("want TERM and the held INT once each:\n%s", p.stdout)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -128,5 +129,23 @@ func TestTerminalForeground(t *testing.T) {
 	m := kv(string(b))
 	if code != 0 || m["tpgid"] == "" || m["tpgid"] != m["pgid"] {
 		t.Fatalf("the app's group must be the terminal's foreground: code=%d %v %s", code, m, errOut)
+	}
+}
+
+// TestSignalsFromInsideCannotKillTend sends PID 1 every signal that tend
+// does not forward, from inside its namespace, as a stray `kill -SEGV 1`
+// would. The Go runtime crashes on a fault signal that nobody handles; the
+// kernel drops such a signal for tini. tend must drop it too: the app runs
+// on, post-stop runs, and the app's code comes out.
+func TestSignalsFromInsideCannotKillTend(t *testing.T) {
+	// Fault signals, job control, and what Go keeps for itself or libc.
+	sigs := "4 5 6 7 8 11 13 16 17 21 22 23 25 27 29 30 31 32 33 34"
+	script := `sleep 0.2; for s in ` + sigs + `; do kill -$s 1 || echo "kill -$s failed"; done; sleep 0.3; echo app-survived; exit 7`
+	code, out, errOut := runTend(t, opts{pid1: true}, "--post-stop", "echo post-stop ran", "--", "sh", "-c", script)
+	if code != 7 || !strings.Contains(out, "app-survived") || !strings.Contains(out, "post-stop ran") || strings.Contains(out, "failed") {
+		t.Fatalf("want the app's 7 after it survived every signal, got %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
+	}
+	if strings.Contains(errOut, "goroutine") || strings.Contains(errOut, "fatal") {
+		t.Fatalf("tend crashed:\n%s", errOut)
 	}
 }

@@ -17,10 +17,15 @@ import (
 func buildConfig(v values) (*lifecycle.Config, error) {
 	cfg := lifecycle.Default()
 	cfg.Args = v.set.Args()
-	cfg.Subreaper = v.boolean("subreaper")
-	cfg.KillGroup = v.boolean("kill-group")
-	cfg.WarnOnReap = v.boolean("warn-on-reap")
 	var err error
+	for _, b := range []struct {
+		flag string
+		dst  *bool
+	}{{"subreaper", &cfg.Subreaper}, {"kill-group", &cfg.KillGroup}, {"warn-on-reap", &cfg.WarnOnReap}} {
+		if *b.dst, err = v.boolean(b.flag); err != nil {
+			return nil, err
+		}
+	}
 	if cfg.Verbosity, err = v.verbosity(); err != nil {
 		return nil, err
 	}
@@ -98,8 +103,8 @@ func probeConfig(cfg *lifecycle.Config, v values) error {
 		cfg.Probe.InitialDelay = d
 	}
 	for _, err := range []error{
-		v.duration("probe-period", &cfg.Probe.Period),
-		v.duration("probe-timeout", &cfg.Probe.Timeout),
+		v.period("probe-period", &cfg.Probe.Period),
+		v.period("probe-timeout", &cfg.Probe.Timeout),
 		v.count("probe-failure-threshold", &cfg.Probe.FailureThreshold),
 		v.count("probe-success-threshold", &cfg.Probe.SuccessThreshold),
 	} {

@@ -76,6 +76,11 @@ func TestParseFlags(t *testing.T) {
 		{"TEND_PDEATHSIG", []string{"app"}, envOf("TEND_PDEATHSIG", "SIGUSR1"), want{verb: 1, pdeath: unix.SIGUSR1, args: []string{"app"}}},
 		{"TEND_WARN_ON_REAP", []string{"app"}, envOf("TEND_WARN_ON_REAP", "true"), want{warn: true, verb: 1, args: []string{"app"}}},
 		{"app named help", []string{"help"}, envOf(), want{verb: 1, args: []string{"help"}}},
+		{"--subreaper=true", []string{"--subreaper=true", "--", "echo", "x"}, envOf(), want{sub: true, verb: 1, args: []string{"echo", "x"}}},
+		{"--warn-on-reap=false", []string{"-s", "--warn-on-reap=false", "sh"}, envOf(), want{sub: true, verb: 1, args: []string{"sh"}}},
+		{"--kill-group=1", []string{"--kill-group=1", "sh"}, envOf(), want{group: true, verb: 1, args: []string{"sh"}}},
+		{"--verbose=true", []string{"--verbose=true", "sh"}, envOf(), want{verb: 2, args: []string{"sh"}}},
+		{"TEND_KILL_GROUP=0", []string{"app"}, envOf("TEND_KILL_GROUP", "0"), want{verb: 1, args: []string{"app"}}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -117,6 +122,16 @@ func TestParseRejects(t *testing.T) {
 		{[]string{"--grace-period", "-5s", "app"}, envOf(), "-5s"},
 		{[]string{"--drain-timeout", "0", "app"}, envOf(), "drain-timeout"},
 		{[]string{"app"}, envOf("TEND_GRACE_PERIOD", "later"), "later"},
+		{[]string{"--subreaper=yes", "app"}, envOf(), "yes"},
+		{[]string{"--verbose=2", "app"}, envOf(), "2"},
+		{[]string{"app"}, envOf("TEND_SUBREAPER", "yes"), "TEND_SUBREAPER"},
+		{[]string{"app"}, envOf("TEND_KILL_GROUP", "on"), "TEND_KILL_GROUP"},
+		{[]string{"app"}, envOf("TEND_WARN_ON_REAP", "2"), "TEND_WARN_ON_REAP"},
+		{[]string{"--check", ""}, envOf(), "--check"},
+		{[]string{"--check", " "}, envOf(), "--check"},
+		{[]string{"--probe-period", "1ns", "app"}, envOf(), "at least 10ms"},
+		{[]string{"--probe-timeout", "9ms", "app"}, envOf(), "at least 10ms"},
+		{[]string{"app"}, envOf("TEND_PROBE_PERIOD", "1us"), "at least 10ms"},
 	}
 	for _, c := range cases {
 		t.Run(strings.Join(c.args, " "), func(t *testing.T) {

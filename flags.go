@@ -161,13 +161,19 @@ func expandShort(args []string, specs []flagSpec) []string {
 				out = append(out, a) // cli reports it
 				continue
 			}
-			out = append(out, "--"+s.long)
 			switch {
+			case hasVal && !takesValue(s):
+				// A yes/no or counting flag keeps its value in the same
+				// word, as getopt_long's --name=value: split off, the
+				// value would be taken for the program.
+				out = append(out, "--"+s.long+"="+val)
 			case hasVal:
-				out = append(out, val)
+				out = append(out, "--"+s.long, val)
 			case takesValue(s) && i+1 < len(args):
 				i++
-				out = append(out, args[i])
+				out = append(out, "--"+s.long, args[i])
+			default:
+				out = append(out, "--"+s.long)
 			}
 			continue
 		}

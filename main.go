@@ -76,6 +76,11 @@ func parseConfig(args []string, env lookupEnv, stdout io.Writer) (*lifecycle.Con
 		return nil, nil, nil
 	}
 	if url, ok := v.str("check"); ok {
+		if strings.TrimSpace(url) == "" {
+			// An unset variable in a HEALTHCHECK line: fail now, rather
+			// than start an init that waits for TERM.
+			return nil, nil, usagef("--check needs a URL, got an empty value")
+		}
 		c := &checkReq{url: url, timeout: defaultCheckTimeout}
 		return nil, c, v.duration("check-timeout", &c.timeout)
 	}

@@ -67,9 +67,12 @@ func (v values) spec(long string) flagSpec {
 	return flagSpec{} // unreachable: every caller names a spec above
 }
 
-func (v values) boolean(long string) bool {
+// boolean reads a yes/no flag. Its TEND_* variable takes true/false/1/0
+// (strconv.ParseBool's forms); anything else is an error, never a silent
+// false. tini's variables mean yes merely by being set, even empty.
+func (v values) boolean(long string) (bool, error) {
 	if v.given[long] {
-		return v.set.Lookup(long).Value.String() == "true"
+		return v.set.Lookup(long).Value.String() == "true", nil
 	}
 	s := v.spec(long)
 	for _, name := range s.env {
@@ -78,12 +81,15 @@ func (v values) boolean(long string) bool {
 			continue
 		}
 		if s.presence[name] {
-			return true
+			return true, nil
 		}
 		b, err := strconv.ParseBool(strings.TrimSpace(val))
-		return err == nil && b
+		if err != nil {
+			return false, usagef("invalid %s value %q: want true, false, 1 or 0", name, val)
+		}
+		return b, nil
 	}
-	return false
+	return false, nil
 }
 
 func (v values) str(long string) (string, bool) {
@@ -165,6 +171,23 @@ func (v values) count(long string, dst *int) error {
 		return usagef("invalid --%s value %q: want a whole number >= 1", long, s)
 	}
 	*dst = n
+	return nil
+}
+
+// minPeriod is the shortest probe period or timeout tend accepts:
+// Kubernetes' own minimum is a second; shorter is fine for tests, but not
+// so short that probes run in a tight loop.
+const minPeriod = 10 * time.Millisecond
+
+// period sets *dst to a probe duration of at least minPeriod, if given.
+func (v values) period(long string, dst *time.Duration) error {
+	if err := v.duration(long, dst); err != nil {
+		return err
+	}
+	if *dst < minPeriod {
+		s, _ := v.str(long)
+		return usagef("invalid --%s value %q: must be at least %s", long, s, minPeriod)
+	}
 	return nil
 }
 

@@ -66,8 +66,6 @@ func (m *machine) readiness() (bool, string) {
 	switch {
 	case m.st.terminating:
 		return false, "not ready: stopping"
-	case !m.st.hasApp:
-		return true, "ok" // pause mode
 	case m.st.appExited:
 		return false, "not ready: the app exited"
 	case len(m.cfg.PostStart) > 0 && !m.st.postStartOK:

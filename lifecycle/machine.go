@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/tend-init/tend/hooks"
@@ -89,6 +90,7 @@ type state struct {
 	postStartOK bool
 
 	stopSignal   unix.Signal
+	held         []unix.Signal // stop signals received during pre-stop
 	stopSent     bool
 	stopBegan    time.Time
 	exitOverride int // one of the Exit* codes, or 0
@@ -136,6 +138,9 @@ func newMachine(cfg *Config, log *Logger, w world, now func() time.Time, baseEnv
 func (m *machine) begin(pid int) {
 	if pid <= 0 {
 		m.transition(phasePause, "no program given: pause mode, reaping until TERM or INT")
+		if len(m.cfg.PostStart) > 0 {
+			m.startHook(hookPostStart, time.Time{})
+		}
 		m.publish()
 		return
 	}
@@ -192,8 +197,13 @@ func (m *machine) onSignal(recv unix.Signal) {
 		case m.canBeginStop():
 			m.beginStop(sig, "received "+signals.Name(recv))
 			return
-		case m.st.phase == phaseStopping && !m.st.stopSent:
-			m.log.Infof("received %s while pre-stop runs: the stop signal follows when it ends", signals.Name(recv))
+		case m.st.phase == phaseStopping && !m.st.stopSent && m.st.hasApp:
+			// Held, not dropped: the app gets the stop signal once when
+			// pre-stop ends, then each other signal held meanwhile.
+			if sig != m.st.stopSignal && !slices.Contains(m.st.held, sig) {
+				m.st.held = append(m.st.held, sig)
+			}
+			m.log.Infof("received %s while pre-stop runs: held until it ends", signals.Name(recv))
 			return
 		}
 	}
@@ -278,7 +288,7 @@ func (m *machine) onHookDone(d hookDone) {
 	case hookPostStart:
 		m.onPostStart(d.err)
 	case hookPreStop:
-		if !m.st.appExited {
+		if m.st.hasApp && !m.st.appExited {
 			m.sendStop()
 		}
 	case hookPostStop:
@@ -294,7 +304,7 @@ func (m *machine) onPostStart(err error) {
 		}
 		return
 	}
-	if m.st.phase == phaseStarting && !m.st.appExited {
+	if (m.st.phase == phaseStarting || m.st.phase == phasePause) && !m.st.appExited {
 		m.st.exitOverride = ExitPostStartFailed
 		m.beginStop(unix.SIGTERM, "post-start failed")
 	}

@@ -36,21 +36,29 @@ func (m *machine) beginStop(sig unix.Signal, why string) {
 	m.publish()      // /readyz turns 503 before pre-stop starts, not after
 	m.w.stopProbes() // probes end with the stop, as in Kubernetes
 	m.cancelHook(hookPostStart, errors.New("a stop began"))
-	if pause || m.st.appExited {
+	if m.st.appExited {
 		return
 	}
+	// Pre-stop and the stop signal share the grace deadline; in pause
+	// mode there is no app to signal, but pre-stop still runs, bounded
+	// the same way.
 	m.st.graceAt = m.st.stopBegan.Add(m.cfg.GracePeriod)
-	if len(m.cfg.PreStop) == 0 {
+	switch {
+	case len(m.cfg.PreStop) > 0:
+		m.startHook(hookPreStop, m.st.graceAt)
+	case !pause:
 		m.sendStop()
-		return
 	}
-	m.startHook(hookPreStop, m.st.graceAt)
 }
 
 func (m *machine) sendStop() {
 	m.st.stopSent = true
 	m.log.Infof("stop: sending %s to the app, %s after the stop began", signals.Name(m.st.stopSignal), m.now().Sub(m.st.stopBegan).Round(time.Millisecond))
 	m.forward(m.st.stopSignal)
+	for _, sig := range m.st.held {
+		m.forward(sig)
+	}
+	m.st.held = nil
 }
 
 // deadline is when the machine next wants a tick: the earlier of the grace
@@ -79,7 +87,7 @@ func (m *machine) onTick() {
 // killed, its group too with -g.
 func (m *machine) onGrace() {
 	m.cancelHook(hookPreStop, errors.New("grace period expired"))
-	if m.st.appExited {
+	if !m.st.hasApp || m.st.appExited {
 		return
 	}
 	m.log.Warnf("stop: grace period of %s expired: sending SIGKILL to the app", m.cfg.GracePeriod)
