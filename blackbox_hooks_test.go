@@ -249,3 +249,24 @@ func TestStopSignalsDuringPreStopAreHeld(t *testing.T) {
 		t.Fatalf("want TERM and the held INT once each:\n%s", p.stdout)
 	}
 }
+
+// TestPauseModeRunsEveryHook: with no program, post-start runs at start
+// (readiness waits for it), pre-stop when a stop begins, post-stop last.
+func TestPauseModeRunsEveryHook(t *testing.T) {
+	addr := freeAddr(t)
+	p := startTend(t, opts{pid1: true}, "-v", "--health-addr", addr,
+		"--post-start", "sleep 1; echo post-start-ran", "--pre-stop", "echo pre-stop-ran", "--post-stop", "echo post-stop-ran code=$TEND_EXIT_CODE")
+	if body := waitStatus(t, addr, "/readyz", 503, 5*time.Second); !strings.Contains(body, "post-start running") {
+		t.Fatalf("want not ready while post-start runs, got %q", body)
+	}
+	p.stdout.wait(t, "post-start-ran", 5*time.Second)
+	waitStatus(t, addr, "/readyz", 200, 5*time.Second)
+	p.signal(syscall.SIGTERM)
+	if code := p.wait(10 * time.Second); code != 0 {
+		t.Fatalf("pause mode exits 0 on TERM, got %d\n%s", code, p.stderr)
+	}
+	pre, post := p.stdout.index("pre-stop-ran"), p.stdout.index("post-stop-ran code=0")
+	if pre < 0 || post < pre {
+		t.Fatalf("want pre-stop, then post-stop:\n%s", p.stdout)
+	}
+}

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"sync/atomic"
+	"time"
 )
 
 // Verbosity levels, as tini counts them: warnings are shown by default,
@@ -18,14 +20,78 @@ const (
 // Logger writes tend's own lines to stderr, never to the app's stdout, each
 // with the same "[tend PID]" prefix so they can be told apart from the app's
 // output in a container log.
+//
+// The loop's logger is asynchronous: a line goes into a bounded queue that
+// one goroutine writes out, and a line that finds the queue full is
+// dropped and counted. A stderr pipe whose reader has stopped, or a flood of
+// debug lines, must never hold up the loop: a blocked log write once kept a
+// TERM waiting behind it.
 type Logger struct {
-	w     io.Writer
-	level int
-	pid   int
+	w       io.Writer
+	level   int
+	pid     int
+	q       chan logEntry // nil: write synchronously
+	dropped atomic.Uint64
 }
 
+// logEntry is a line to write, or a flush request to acknowledge.
+type logEntry struct {
+	line string
+	ack  chan struct{}
+}
+
+// logQueue is how many lines may wait for a slow stderr.
+const logQueue = 1024
+
+// NewLogger writes each line before returning: for set-up errors, where
+// tend exits right after, and for tests.
 func NewLogger(w io.Writer, level int) *Logger {
 	return &Logger{w: w, level: level, pid: os.Getpid()}
+}
+
+// newAsyncLogger queues lines for a writer goroutine; see Logger.
+func newAsyncLogger(w io.Writer, level int) *Logger {
+	l := NewLogger(w, level)
+	l.q = make(chan logEntry, logQueue)
+	go l.drain()
+	return l
+}
+
+func (l *Logger) drain() {
+	for e := range l.q {
+		if e.ack != nil {
+			close(e.ack)
+			continue
+		}
+		if n := l.dropped.Swap(0); n > 0 {
+			l.write(fmt.Sprintf("[tend %d] WARN: %d log line(s) dropped: stderr was not read fast enough\n", l.pid, n))
+		}
+		l.write(e.line)
+	}
+}
+
+// write is one Write per line, which keeps lines whole on a shared pipe. A
+// failed write has nowhere better to be reported.
+func (l *Logger) write(line string) { _, _ = io.WriteString(l.w, line) }
+
+// Flush waits until every queued line is written, for at most d: a stderr
+// that nobody reads must not keep tend from exiting.
+func (l *Logger) Flush(d time.Duration) {
+	if l == nil || l.q == nil {
+		return
+	}
+	ack := make(chan struct{})
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case l.q <- logEntry{ack: ack}:
+	case <-t.C:
+		return
+	}
+	select {
+	case <-ack:
+	case <-t.C:
+	}
 }
 
 func (l *Logger) logf(level int, tag, format string, args ...any) {
@@ -33,9 +99,15 @@ func (l *Logger) logf(level int, tag, format string, args ...any) {
 		return
 	}
 	line := fmt.Sprintf("[tend %d] %s: %s\n", l.pid, tag, fmt.Sprintf(format, args...))
-	// One Write per line keeps lines whole on a shared pipe; a failed
-	// write has nowhere better to be reported.
-	_, _ = io.WriteString(l.w, line)
+	if l.q == nil {
+		l.write(line)
+		return
+	}
+	select {
+	case l.q <- logEntry{line: line}:
+	default:
+		l.dropped.Add(1)
+	}
 }
 
 func (l *Logger) Errorf(format string, args ...any) { l.logf(LevelError, "ERROR", format, args...) }

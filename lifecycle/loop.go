@@ -41,14 +41,20 @@ type Loop struct {
 // New performs the set-up in the order that loses nothing: the parent-death
 // signal, the subreaper bit, the health listener, the signal handlers, and
 // only then the app. An error is a set-up failure; ExitCode gives its code.
-func New(cfg Config, stderr io.Writer) (*Loop, error) {
-	l := &Loop{
+func New(cfg Config, stderr io.Writer) (l *Loop, err error) {
+	l = &Loop{
 		cfg:       cfg,
-		log:       NewLogger(stderr, cfg.Verbosity),
+		log:       newAsyncLogger(stderr, cfg.Verbosity),
 		pid1:      os.Getpid() == 1,
 		events:    make(chan event, 16),
 		stopProbe: func() {},
 	}
+	log := l.log // l is nil by the time a failed New returns
+	defer func() {
+		if err != nil {
+			log.Flush(logFlush) // what set-up logged comes before main's error line
+		}
+	}()
 	l.reap = reaper.New(l.onOrphan)
 	l.m = newMachine(&l.cfg, l.log, l, time.Now, os.Environ())
 	if cfg.Pdeathsig != 0 {
@@ -111,6 +117,10 @@ func (l *Loop) setSubreaper() error {
 	return nil
 }
 
+// logFlush bounds how long tend waits, on its way out, for stderr to take
+// the lines still queued.
+const logFlush = time.Second
+
 // Orphans is how many processes other than the app and hooks were reaped.
 func (l *Loop) Orphans() uint64 { return l.orphans.Load() }
 
@@ -128,6 +138,7 @@ func (l *Loop) onOrphan(e reaper.Exit) {
 // exited, the tree has drained and the post-stop hooks have run, or once a
 // stop in pause mode has done the same.
 func (l *Loop) Run(ctx context.Context) int {
+	defer l.log.Flush(logFlush)
 	done := make(chan struct{})
 	defer close(done)
 	batches := make(chan reaper.Batch, 1)
