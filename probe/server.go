@@ -48,6 +48,7 @@ type Server struct {
 	status atomic.Pointer[Status]
 	conns  chan struct{} // a slot per open connection
 	closed atomic.Bool
+	procs  *procCache // the namespace figures of /metrics, walked once a second
 }
 
 // Listen binds addr. It is called before the app starts, so a bad or busy
@@ -63,7 +64,7 @@ func Listen(addr string) (*Server, error) {
 		}
 		return nil, fmt.Errorf("health address %s: %v", addr, err)
 	}
-	return &Server{ln: ln, conns: make(chan struct{}, maxConns)}, nil
+	return &Server{ln: ln, conns: make(chan struct{}, maxConns), procs: newProcCache()}, nil
 }
 
 // Addr is the bound address, useful with port 0.
@@ -183,7 +184,7 @@ func (s *Server) respond(method, path string) (int, string, string) {
 		}
 		return 200, textPlain, "ok\n"
 	}
-	return 200, "text/plain; version=0.0.4; charset=utf-8", metrics(st)
+	return 200, "text/plain; version=0.0.4; charset=utf-8", metrics(st, s.procs)
 }
 
 func statusText(code int) string {
