@@ -43,6 +43,54 @@ func (c *countingReader) Read(p []byte) (int, error) {
 	return n, err
 }
 
+// FuzzRequestHead: no panic, consumption bounded by the limit, one-line
+// errors, and an accepted head has a token method and an origin-form target
+// free of control bytes.
+func FuzzRequestHead(f *testing.F) {
+	for _, s := range []string{
+		"GET /livez HTTP/1.1\r\nHost: x\r\n\r\n",
+		"HEAD /readyz?x=1 HTTP/1.0\r\n\r\n",
+		"GET /livez HTTP/1.1\nHost: x\n\n",                                   // LF-only
+		"POST /readyz HTTP/1.1\r\nContent-Length: 5\r\n\r\nhello",            // a body
+		"GET /livez HTTP/1.1\r\n\r\nGET /readyz HTTP/1.1\r\n\r\n",            // pipelined
+		"GET /livez HTTP/1.1\r\nHost: x\r\n" + strings.Repeat("a", 5000),     // oversized line
+		"GET /" + strings.Repeat("a", 5000) + " HTTP/1.1\r\n\r\n",            // oversized target
+		"GET /livez HTTP/1.1\r\n" + strings.Repeat("X: y\r\n", 800) + "\r\n", // oversized head
+		"GET /livez HTTP/1.1",                                                // no newline
+		"GET /livez HTTP/1.1\r\nHost x\r\n\r\n",                              // no colon
+		"GET /livez HTTP/1.1x\r\n\r\n",                                       // bad version
+		"GET /livez HTTP/1.1 junk\r\n\r\n",
+		"GET /li\x01vez HTTP/1.1\r\n\r\n", // control bytes
+		"GET /livez\x7f HTTP/1.1\r\n\r\n",
+		"G(T /livez HTTP/1.1\r\n\r\n", // method not a token
+		"GET livez HTTP/1.1\r\n\r\n",  // target without /
+		"GET /livez HTTP/1.1\r\n folded\r\n\r\n",
+		"GET /livez HTTP/1.1\r\nX: a\tb\r\n\r\n",
+		"\r\n", "",
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, in []byte) {
+		r := &countingReader{r: bytes.NewReader(in)}
+		method, target, err := parseRequestHead(r, maxHeader)
+		if r.n > maxHeader {
+			t.Fatalf("read %d bytes, limit %d", r.n, maxHeader)
+		}
+		if err != nil {
+			if strings.ContainsAny(err.Error(), "\r\n") {
+				t.Fatalf("multi-line error %q", err)
+			}
+			if method != "" || target != "" {
+				t.Fatalf("error %v with %q %q", err, method, target)
+			}
+			return
+		}
+		if !isToken(method) || !strings.HasPrefix(target, "/") || hasCtl(target, false) || strings.Contains(target, " ") {
+			t.Fatalf("accepted method %q target %q", method, target)
+		}
+	})
+}
+
 // FuzzResponseHead: no panic, consumption bounded by the limit, one-line
 // errors, and an accepted code is a three-digit final status.
 func FuzzResponseHead(f *testing.F) {

@@ -1,10 +1,8 @@
 package probe
 
 import (
-	"bufio"
 	"errors"
 	"fmt"
-	"io"
 	"net"
 	"strconv"
 	"strings"
@@ -107,94 +105,4 @@ func (s *Server) Serve() error {
 func (s *Server) Close() error {
 	s.closed.Store(true)
 	return s.ln.Close()
-}
-
-func (s *Server) serveConn(c net.Conn) {
-	defer func() { <-s.conns }()
-	defer c.Close()
-	// One request per connection: the whole head must arrive before the
-	// deadline, so a slowloris client is cut off however it trickles.
-	_ = c.SetDeadline(time.Now().Add(headerTimeout)) // fails only on a closed conn, which the read reports
-	method, path, err := readHead(bufio.NewReaderSize(io.LimitReader(c, maxHeader), 512))
-	if err != nil {
-		return
-	}
-	_ = c.SetWriteDeadline(time.Now().Add(writeTimeout)) // as above
-	code, ctype, body := s.respond(method, path)
-	head := fmt.Sprintf("HTTP/1.1 %d %s\r\nContent-Type: %s\r\nContent-Length: %d\r\nCache-Control: no-store\r\nConnection: close\r\n\r\n",
-		code, statusText(code), ctype, len(body))
-	if method == "HEAD" {
-		body = ""
-	}
-	_, _ = io.WriteString(c, head+body) // a client that went away needs no answer
-}
-
-// readHead reads the request line and skips the headers.
-func readHead(r *bufio.Reader) (method, path string, err error) {
-	line, err := r.ReadString('\n')
-	if err != nil {
-		return "", "", err
-	}
-	f := strings.Fields(line)
-	if len(f) != 3 || !strings.HasPrefix(f[2], "HTTP/1.") {
-		return "", "", errors.New("bad request line")
-	}
-	for {
-		h, err := r.ReadString('\n')
-		if err != nil {
-			return "", "", err
-		}
-		if h == "\r\n" || h == "\n" {
-			break
-		}
-	}
-	path, _, _ = strings.Cut(f[1], "?")
-	return f[0], path, nil
-}
-
-const textPlain = "text/plain; charset=utf-8"
-
-func (s *Server) respond(method, path string) (int, string, string) {
-	switch path {
-	case "/livez", "/readyz", "/metrics":
-	default:
-		return 404, textPlain, "not found\n"
-	}
-	if method != "GET" && method != "HEAD" {
-		return 405, textPlain, "method not allowed\n"
-	}
-	st := s.status.Load()
-	switch path {
-	case "/livez":
-		switch {
-		case st == nil:
-			return 503, textPlain, "not live: starting\n"
-		case time.Since(st.Published) > staleAfter:
-			return 503, textPlain, "not live: event loop unresponsive\n"
-		case !st.Live:
-			return 503, textPlain, st.LiveReason + "\n"
-		}
-		return 200, textPlain, "ok\n"
-	case "/readyz":
-		switch {
-		case st == nil:
-			return 503, textPlain, "not ready: starting\n"
-		case !st.Ready:
-			return 503, textPlain, st.ReadyReason + "\n"
-		}
-		return 200, textPlain, "ok\n"
-	}
-	return 200, "text/plain; version=0.0.4; charset=utf-8", metrics(st, s.procs)
-}
-
-func statusText(code int) string {
-	switch code {
-	case 200:
-		return "OK"
-	case 404:
-		return "Not Found"
-	case 405:
-		return "Method Not Allowed"
-	}
-	return "Service Unavailable"
 }
