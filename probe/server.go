@@ -22,6 +22,11 @@ const (
 	// staleAfter is how old a snapshot may be before /livez reports the
 	// event loop as stuck; the loop republishes every second.
 	staleAfter = 10 * time.Second
+	// Accept errors (ENOBUFS, ENOMEM, EMFILE, ECONNABORTED...) are retried
+	// after a pause that doubles from minBackoff to maxBackoff: a transient
+	// one must not stop the health endpoint, a lasting one must not spin.
+	minBackoff = 5 * time.Millisecond
+	maxBackoff = time.Second
 )
 
 // ParseAddr checks a HOST:PORT health address before anything starts.
@@ -42,11 +47,13 @@ func ParseAddr(s string) error {
 
 // Server is the health endpoint.
 type Server struct {
+	// ln is a net.Listener so that tests can inject accept errors.
 	ln     net.Listener
 	status atomic.Pointer[Status]
 	conns  chan struct{} // a slot per open connection
 	closed atomic.Bool
-	procs  *procCache // the namespace figures of /metrics, walked once a second
+	done   chan struct{} // closed by Close, to end an accept back-off early
+	procs  *procCache    // the namespace figures of /metrics, walked once a second
 }
 
 // Listen binds addr. It is called before the app starts, so a bad or busy
@@ -62,7 +69,7 @@ func Listen(addr string) (*Server, error) {
 		}
 		return nil, fmt.Errorf("health address %s: %v", addr, err)
 	}
-	return &Server{ln: ln, conns: make(chan struct{}, maxConns), procs: newProcCache()}, nil
+	return &Server{ln: ln, conns: make(chan struct{}, maxConns), procs: newProcCache(), done: make(chan struct{})}, nil
 }
 
 // Addr is the bound address, useful with port 0.
@@ -72,37 +79,60 @@ func (s *Server) Addr() net.Addr { return s.ln.Addr() }
 // afterwards.
 func (s *Server) Publish(st *Status) { s.status.Store(st) }
 
-// Serve accepts connections until Close. Run it in a goroutine.
+// Serve accepts connections until Close, and returns nil then. Any other
+// accept error is retried with back-off: returning would leave the socket
+// bound but unserved, and every probe would hang until kubelet restarts a
+// healthy pod. Run it in a goroutine.
 func (s *Server) Serve() error {
+	var delay time.Duration
 	for {
-		c, err := s.ln.Accept()
+		nc, err := s.ln.Accept()
 		if err != nil {
 			if s.closed.Load() {
 				return nil
 			}
-			var ne net.Error
-			if errors.As(err, &ne) && ne.Timeout() {
-				continue
+			if errors.Is(err, net.ErrClosed) {
+				return err // closed behind Close's back: nothing left to retry
 			}
-			if errors.Is(err, syscall.EMFILE) || errors.Is(err, syscall.ENFILE) {
-				time.Sleep(10 * time.Millisecond) // out of fds: back off rather than spin
-				continue
+			delay = nextBackoff(delay)
+			if !s.pause(delay) {
+				return nil
 			}
-			return err
+			continue
 		}
+		delay = 0
 		select {
 		case s.conns <- struct{}{}:
 		default:
-			_ = c.Close() // over the connection limit: shed, never queue
+			_ = nc.Close() // over the connection limit: shed, never queue
 			continue
 		}
-		go s.serveConn(c)
+		go s.serveConn(nc)
+	}
+}
+
+// nextBackoff doubles d within [minBackoff, maxBackoff].
+func nextBackoff(d time.Duration) time.Duration {
+	return min(max(2*d, minBackoff), maxBackoff)
+}
+
+// pause waits d, or until Close; it reports whether to go on.
+func (s *Server) pause(d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-s.done:
+		return false
 	}
 }
 
 // Close stops accepting. Requests in flight finish on their own, within
 // their deadlines; tend does not wait for them to exit.
 func (s *Server) Close() error {
-	s.closed.Store(true)
+	if s.closed.CompareAndSwap(false, true) {
+		close(s.done)
+	}
 	return s.ln.Close()
 }
