@@ -1,6 +1,8 @@
 package probe
 
 import (
+	"errors"
+	"io"
 	"net"
 	"os"
 	"sync"
@@ -8,6 +10,139 @@ import (
 	"testing"
 	"time"
 )
+
+// holdConns opens n connections to addr that never send a byte.
+func holdConns(t *testing.T, addr string, n int) []net.Conn {
+	t.Helper()
+	held := make([]net.Conn, 0, n)
+	t.Cleanup(func() {
+		for _, c := range held {
+			_ = c.Close() // test cleanup
+		}
+	})
+	for i := 0; i < n; i++ {
+		c, err := net.DialTimeout("tcp", addr, 5*time.Second)
+		if err != nil {
+			t.Fatalf("connection %d of %d: %v", i, n, err)
+		}
+		held = append(held, c)
+	}
+	return held
+}
+
+// livezUnderLoad asks /livez tries times, each within limit, and fails the
+// test unless every answer is a 200 in time.
+func livezUnderLoad(t *testing.T, addr string, tries int, limit time.Duration) {
+	t.Helper()
+	var worst time.Duration
+	ok := 0
+	for i := 0; i < tries; i++ {
+		start := time.Now()
+		code, _, err := roundTrip(addr, getLivez, limit)
+		d := time.Since(start)
+		worst = max(worst, d)
+		if err != nil || code != 200 || d > limit {
+			if i-ok < 5 { // the first few failures tell the story
+				t.Errorf("try %d: %d %v after %s", i, code, err, d)
+			}
+			continue
+		}
+		ok++
+	}
+	t.Logf("/livez: %d of %d answered 200 within %s; worst %s", ok, tries, limit, worst)
+	if ok != tries {
+		t.Errorf("/livez: only %d of %d answered 200 within %s", ok, tries, limit)
+	}
+}
+
+// TestEvictOldestIdle: idle connections past the cap evict the oldest idle
+// one, so /livez still answers, instead of every new one being refused.
+func TestEvictOldestIdle(t *testing.T) {
+	s, _ := serveTest(t, func(s *Server) { s.maxConns = 16 })
+	held := holdConns(t, s.Addr().String(), 64)
+	livezUnderLoad(t, s.Addr().String(), 1, 100*time.Millisecond)
+	// The accept queue is FIFO, so by now all 64 were admitted in order.
+	buf := make([]byte, 1)
+	_ = held[0].SetReadDeadline(time.Now().Add(2 * time.Second)) // fails only on a closed conn, which Read reports
+	if _, err := held[0].Read(buf); !errors.Is(err, io.EOF) {
+		t.Errorf("the oldest idle connection was not closed: %v", err)
+	}
+	_ = held[63].SetReadDeadline(time.Now().Add(50 * time.Millisecond)) // as above
+	var ne net.Error
+	if _, err := held[63].Read(buf); !errors.As(err, &ne) || !ne.Timeout() {
+		t.Errorf("the newest idle connection was closed: %v", err)
+	}
+	livezUnderLoad(t, s.Addr().String(), 100, 100*time.Millisecond)
+}
+
+// TestTortureHeldConnections holds 5,000 idle connections, more than the
+// real cap, under TEND_TORTURE=1.
+func TestTortureHeldConnections(t *testing.T) {
+	if os.Getenv("TEND_TORTURE") != "1" {
+		t.Skip("holds 5,000 connections; set TEND_TORTURE=1")
+	}
+	const n = 5000
+	var lim syscall.Rlimit
+	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &lim); err != nil {
+		t.Fatal(err)
+	}
+	if need := uint64(2*n + 256); lim.Cur < need { // both ends live in this process
+		if lim.Max < need {
+			t.Skipf("RLIMIT_NOFILE hard limit %d < %d", lim.Max, need)
+		}
+		old := lim
+		lim.Cur = need
+		if err := syscall.Setrlimit(syscall.RLIMIT_NOFILE, &lim); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = syscall.Setrlimit(syscall.RLIMIT_NOFILE, &old) }) // best effort: the process ends soon
+	}
+	s, _ := serveTest(t, nil)
+	t.Logf("connection cap %d", s.maxConns)
+	holdConns(t, s.Addr().String(), n)
+	livezUnderLoad(t, s.Addr().String(), 100, 100*time.Millisecond)
+}
+
+func TestConnCap(t *testing.T) {
+	for _, c := range []struct {
+		soft uint64
+		want int
+	}{
+		{0, minConns}, {10, minConns}, {64, minConns}, {80, minConns}, {100, 36},
+		{1024, 960}, {4096 + 64, 4096}, {20000, 4096}, {^uint64(0), 4096},
+	} {
+		if got := connCap(c.soft); got != c.want {
+			t.Errorf("connCap(%d) = %d, want %d", c.soft, got, c.want)
+		}
+	}
+}
+
+// TestListenCapFromRlimit: Listen fits the cap under the open-files limit.
+func TestListenCapFromRlimit(t *testing.T) {
+	var lim syscall.Rlimit
+	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &lim); err != nil {
+		t.Fatal(err)
+	}
+	if lim.Cur < 1024 {
+		t.Skipf("soft RLIMIT_NOFILE %d is already low", lim.Cur)
+	}
+	old := lim
+	lim.Cur = 200 // far above what this test process holds open
+	if err := syscall.Setrlimit(syscall.RLIMIT_NOFILE, &lim); err != nil {
+		t.Fatal(err)
+	}
+	s, err := Listen("127.0.0.1:0")
+	if err := syscall.Setrlimit(syscall.RLIMIT_NOFILE, &old); err != nil {
+		t.Fatal(err)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = s.Close() // only the cap was wanted
+	if s.maxConns != 200-fdReserve {
+		t.Fatalf("cap %d under a limit of 200", s.maxConns)
+	}
+}
 
 // faultyListener fails the first fail Accepts (all of them if fail < 0)
 // with ENOBUFS, as a kernel short of buffers does, and records each call.

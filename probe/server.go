@@ -1,11 +1,13 @@
 package probe
 
 import (
+	"container/list"
 	"errors"
 	"fmt"
 	"net"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -13,12 +15,20 @@ import (
 
 // Limits that keep slow or idle clients from holding the server: the whole
 // request head must arrive within headerTimeout and fit in maxHeader bytes,
-// and at most maxConns connections are served at once.
+// and at most Server.maxConns connections are open at once.
 const (
 	headerTimeout = 5 * time.Second
 	writeTimeout  = 5 * time.Second
 	maxHeader     = 4096
-	maxConns      = 4096
+	// maxConns is the most connections served at once; connCap lowers it
+	// to fit the open-files limit.
+	maxConns = 4096
+	// fdReserve is how many fds connections must leave to the rest of
+	// tend: hooks' and probes' pipes, the app's stdio, the listener.
+	fdReserve = 64
+	// minConns is the floor of the cap, so that a tiny limit still leaves
+	// room for a kubelet's probes next to a few idle clients.
+	minConns = 16
 	// staleAfter is how old a snapshot may be before /livez reports the
 	// event loop as stuck; the loop republishes every second.
 	staleAfter = 10 * time.Second
@@ -50,10 +60,17 @@ type Server struct {
 	// ln is a net.Listener so that tests can inject accept errors.
 	ln     net.Listener
 	status atomic.Pointer[Status]
-	conns  chan struct{} // a slot per open connection
+	procs  *procCache
 	closed atomic.Bool
 	done   chan struct{} // closed by Close, to end an accept back-off early
-	procs  *procCache    // the namespace figures of /metrics, walked once a second
+
+	// maxConns is the connection cap; a field so tests can make it small.
+	maxConns int
+	mu       sync.Mutex // guards open and idle
+	open     int        // connections admitted and not yet closed
+	// idle holds the *conn that may be evicted, oldest first: those still
+	// reading their head, and those already answered and draining.
+	idle list.List
 }
 
 // Listen binds addr. It is called before the app starts, so a bad or busy
@@ -69,7 +86,30 @@ func Listen(addr string) (*Server, error) {
 		}
 		return nil, fmt.Errorf("health address %s: %v", addr, err)
 	}
-	return &Server{ln: ln, conns: make(chan struct{}, maxConns), procs: newProcCache(), done: make(chan struct{})}, nil
+	var lim syscall.Rlimit
+	soft := uint64(maxConns + fdReserve) // unknown limit: assume the cap fits
+	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &lim); err == nil {
+		soft = lim.Cur
+	}
+	return newServer(ln, connCap(soft)), nil
+}
+
+func newServer(ln net.Listener, maxConns int) *Server {
+	return &Server{ln: ln, procs: newProcCache(), done: make(chan struct{}), maxConns: maxConns}
+}
+
+// connCap is the connection cap for an open-files soft limit: at most
+// maxConns, fdReserve below the limit so that idle clients cannot starve
+// hooks and probes of fds, and never below minConns.
+func connCap(soft uint64) int {
+	n := uint64(maxConns)
+	if soft < n+fdReserve {
+		n = 0
+		if soft > fdReserve {
+			n = soft - fdReserve
+		}
+	}
+	return int(max(n, minConns))
 }
 
 // Addr is the bound address, useful with port 0.
@@ -101,13 +141,15 @@ func (s *Server) Serve() error {
 			continue
 		}
 		delay = 0
-		select {
-		case s.conns <- struct{}{}:
-		default:
-			_ = nc.Close() // over the connection limit: shed, never queue
+		c, victim := s.admit(nc)
+		if victim != nil {
+			_ = victim.Close() // evicted: its reader sees the error and releases it
+		}
+		if c == nil {
+			_ = nc.Close() // every connection is mid-answer: shed this one
 			continue
 		}
-		go s.serveConn(nc)
+		go s.serveConn(c)
 	}
 }
 
