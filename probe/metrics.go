@@ -9,10 +9,10 @@ import (
 	"github.com/prometheus/procfs"
 )
 
-// metrics renders st, plus figures read from /proc at scrape time, in the
-// Prometheus text exposition format 0.0.4. It is written by hand so that no
-// client library ships in the binary.
-func metrics(st *Status) string {
+// metrics renders st, plus figures read from /proc (the namespace's through
+// procs, at most a second old), in the Prometheus text exposition format
+// 0.0.4. It is written by hand so that no client library ships in the binary.
+func metrics(st *Status, procs *procCache) string {
 	if st == nil {
 		st = &Status{AppExitCode: -1}
 	}
@@ -59,28 +59,23 @@ func metrics(st *Status) string {
 	}
 	m("terminating", "gauge", "Whether a stop has begun (1) or not (0).")
 	v("terminating", "", b2f(st.Terminating))
-	procMetrics(m, v)
+	procMetrics(procs, m, v)
 	return b.String()
 }
 
 // procMetrics adds what /proc says about the namespace and about tend.
 // A figure that cannot be read is left out rather than reported as zero.
-func procMetrics(m func(name, typ, help string), v func(name, labels string, val float64)) {
+func procMetrics(procs *procCache, m func(name, typ, help string), v func(name, labels string, val float64)) {
+	if n, ok := procs.get(); ok {
+		m("namespace_processes", "gauge", "Processes in tend's PID namespace, as /proc shows them.")
+		v("namespace_processes", "", float64(n.procs))
+		m("namespace_zombies", "gauge", "Zombie processes in tend's PID namespace.")
+		v("namespace_zombies", "", float64(n.zombies))
+	}
+	// tend's own figures cost a few small reads, so they stay exact.
 	fs, err := procfs.NewDefaultFS()
 	if err != nil {
 		return
-	}
-	if procs, err := fs.AllProcs(); err == nil {
-		zombies := 0
-		for _, p := range procs {
-			if st, err := p.Stat(); err == nil && st.State == "Z" {
-				zombies++
-			}
-		}
-		m("namespace_processes", "gauge", "Processes in tend's PID namespace, as /proc shows them.")
-		v("namespace_processes", "", float64(len(procs)))
-		m("namespace_zombies", "gauge", "Zombie processes in tend's PID namespace.")
-		v("namespace_zombies", "", float64(zombies))
 	}
 	self, err := fs.Self()
 	if err != nil {

@@ -1,13 +1,13 @@
 package probe
 
 import (
-	"bufio"
+	"container/list"
 	"errors"
 	"fmt"
-	"io"
 	"net"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -15,15 +15,28 @@ import (
 
 // Limits that keep slow or idle clients from holding the server: the whole
 // request head must arrive within headerTimeout and fit in maxHeader bytes,
-// and at most maxConns connections are served at once.
+// and at most Server.maxConns connections are open at once.
 const (
 	headerTimeout = 5 * time.Second
 	writeTimeout  = 5 * time.Second
 	maxHeader     = 4096
-	maxConns      = 4096
+	// maxConns is the most connections served at once; connCap lowers it
+	// to fit the open-files limit.
+	maxConns = 4096
+	// fdReserve is how many fds connections must leave to the rest of
+	// tend: hooks' and probes' pipes, the app's stdio, the listener.
+	fdReserve = 64
+	// minConns is the floor of the cap, so that a tiny limit still leaves
+	// room for a kubelet's probes next to a few idle clients.
+	minConns = 16
 	// staleAfter is how old a snapshot may be before /livez reports the
 	// event loop as stuck; the loop republishes every second.
 	staleAfter = 10 * time.Second
+	// Accept errors (ENOBUFS, ENOMEM, EMFILE, ECONNABORTED...) are retried
+	// after a pause that doubles from minBackoff to maxBackoff: a transient
+	// one must not stop the health endpoint, a lasting one must not spin.
+	minBackoff = 5 * time.Millisecond
+	maxBackoff = time.Second
 )
 
 // ParseAddr checks a HOST:PORT health address before anything starts.
@@ -44,10 +57,20 @@ func ParseAddr(s string) error {
 
 // Server is the health endpoint.
 type Server struct {
+	// ln is a net.Listener so that tests can inject accept errors.
 	ln     net.Listener
 	status atomic.Pointer[Status]
-	conns  chan struct{} // a slot per open connection
+	procs  *procCache
 	closed atomic.Bool
+	done   chan struct{} // closed by Close, to end an accept back-off early
+
+	// maxConns is the connection cap; a field so tests can make it small.
+	maxConns int
+	mu       sync.Mutex // guards open and idle
+	open     int        // connections admitted and not yet closed
+	// idle holds the *conn that may be evicted, oldest first: those still
+	// reading their head, and those already answered and draining.
+	idle list.List
 }
 
 // Listen binds addr. It is called before the app starts, so a bad or busy
@@ -63,7 +86,30 @@ func Listen(addr string) (*Server, error) {
 		}
 		return nil, fmt.Errorf("health address %s: %v", addr, err)
 	}
-	return &Server{ln: ln, conns: make(chan struct{}, maxConns)}, nil
+	var lim syscall.Rlimit
+	soft := uint64(maxConns + fdReserve) // unknown limit: assume the cap fits
+	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &lim); err == nil {
+		soft = lim.Cur
+	}
+	return newServer(ln, connCap(soft)), nil
+}
+
+func newServer(ln net.Listener, maxConns int) *Server {
+	return &Server{ln: ln, procs: newProcCache(), done: make(chan struct{}), maxConns: maxConns}
+}
+
+// connCap is the connection cap for an open-files soft limit: at most
+// maxConns, fdReserve below the limit so that idle clients cannot starve
+// hooks and probes of fds, and never below minConns.
+func connCap(soft uint64) int {
+	n := uint64(maxConns)
+	if soft < n+fdReserve {
+		n = 0
+		if soft > fdReserve {
+			n = soft - fdReserve
+		}
+	}
+	return int(max(n, minConns))
 }
 
 // Addr is the bound address, useful with port 0.
@@ -73,127 +119,62 @@ func (s *Server) Addr() net.Addr { return s.ln.Addr() }
 // afterwards.
 func (s *Server) Publish(st *Status) { s.status.Store(st) }
 
-// Serve accepts connections until Close. Run it in a goroutine.
+// Serve accepts connections until Close, and returns nil then. Any other
+// accept error is retried with back-off: returning would leave the socket
+// bound but unserved, and every probe would hang until kubelet restarts a
+// healthy pod. Run it in a goroutine.
 func (s *Server) Serve() error {
+	var delay time.Duration
 	for {
-		c, err := s.ln.Accept()
+		nc, err := s.ln.Accept()
 		if err != nil {
 			if s.closed.Load() {
 				return nil
 			}
-			var ne net.Error
-			if errors.As(err, &ne) && ne.Timeout() {
-				continue
+			if errors.Is(err, net.ErrClosed) {
+				return err // closed behind Close's back: nothing left to retry
 			}
-			if errors.Is(err, syscall.EMFILE) || errors.Is(err, syscall.ENFILE) {
-				time.Sleep(10 * time.Millisecond) // out of fds: back off rather than spin
-				continue
+			delay = nextBackoff(delay)
+			if !s.pause(delay) {
+				return nil
 			}
-			return err
+			continue
 		}
-		select {
-		case s.conns <- struct{}{}:
-		default:
-			_ = c.Close() // over the connection limit: shed, never queue
+		delay = 0
+		c, victim := s.admit(nc)
+		if victim != nil {
+			_ = victim.Close() // evicted: its reader sees the error and releases it
+		}
+		if c == nil {
+			_ = nc.Close() // every connection is mid-answer: shed this one
 			continue
 		}
 		go s.serveConn(c)
 	}
 }
 
+// nextBackoff doubles d within [minBackoff, maxBackoff].
+func nextBackoff(d time.Duration) time.Duration {
+	return min(max(2*d, minBackoff), maxBackoff)
+}
+
+// pause waits d, or until Close; it reports whether to go on.
+func (s *Server) pause(d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-s.done:
+		return false
+	}
+}
+
 // Close stops accepting. Requests in flight finish on their own, within
 // their deadlines; tend does not wait for them to exit.
 func (s *Server) Close() error {
-	s.closed.Store(true)
+	if s.closed.CompareAndSwap(false, true) {
+		close(s.done)
+	}
 	return s.ln.Close()
-}
-
-func (s *Server) serveConn(c net.Conn) {
-	defer func() { <-s.conns }()
-	defer c.Close()
-	// One request per connection: the whole head must arrive before the
-	// deadline, so a slowloris client is cut off however it trickles.
-	_ = c.SetDeadline(time.Now().Add(headerTimeout)) // fails only on a closed conn, which the read reports
-	method, path, err := readHead(bufio.NewReaderSize(io.LimitReader(c, maxHeader), 512))
-	if err != nil {
-		return
-	}
-	_ = c.SetWriteDeadline(time.Now().Add(writeTimeout)) // as above
-	code, ctype, body := s.respond(method, path)
-	head := fmt.Sprintf("HTTP/1.1 %d %s\r\nContent-Type: %s\r\nContent-Length: %d\r\nCache-Control: no-store\r\nConnection: close\r\n\r\n",
-		code, statusText(code), ctype, len(body))
-	if method == "HEAD" {
-		body = ""
-	}
-	_, _ = io.WriteString(c, head+body) // a client that went away needs no answer
-}
-
-// readHead reads the request line and skips the headers.
-func readHead(r *bufio.Reader) (method, path string, err error) {
-	line, err := r.ReadString('\n')
-	if err != nil {
-		return "", "", err
-	}
-	f := strings.Fields(line)
-	if len(f) != 3 || !strings.HasPrefix(f[2], "HTTP/1.") {
-		return "", "", errors.New("bad request line")
-	}
-	for {
-		h, err := r.ReadString('\n')
-		if err != nil {
-			return "", "", err
-		}
-		if h == "\r\n" || h == "\n" {
-			break
-		}
-	}
-	path, _, _ = strings.Cut(f[1], "?")
-	return f[0], path, nil
-}
-
-const textPlain = "text/plain; charset=utf-8"
-
-func (s *Server) respond(method, path string) (int, string, string) {
-	switch path {
-	case "/livez", "/readyz", "/metrics":
-	default:
-		return 404, textPlain, "not found\n"
-	}
-	if method != "GET" && method != "HEAD" {
-		return 405, textPlain, "method not allowed\n"
-	}
-	st := s.status.Load()
-	switch path {
-	case "/livez":
-		switch {
-		case st == nil:
-			return 503, textPlain, "not live: starting\n"
-		case time.Since(st.Published) > staleAfter:
-			return 503, textPlain, "not live: event loop unresponsive\n"
-		case !st.Live:
-			return 503, textPlain, st.LiveReason + "\n"
-		}
-		return 200, textPlain, "ok\n"
-	case "/readyz":
-		switch {
-		case st == nil:
-			return 503, textPlain, "not ready: starting\n"
-		case !st.Ready:
-			return 503, textPlain, st.ReadyReason + "\n"
-		}
-		return 200, textPlain, "ok\n"
-	}
-	return 200, "text/plain; version=0.0.4; charset=utf-8", metrics(st)
-}
-
-func statusText(code int) string {
-	switch code {
-	case 200:
-		return "OK"
-	case 404:
-		return "Not Found"
-	case 405:
-		return "Method Not Allowed"
-	}
-	return "Service Unavailable"
 }

@@ -1,0 +1,111 @@
+package probe
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+)
+
+// Errors of parseRequestHead that deserve an answer; any other error is an
+// I/O error (timeout, reset, EOF) and the client is no longer listening.
+var (
+	errBadRequest   = errors.New("bad request")
+	errHeadTooLarge = errors.New("request head too large")
+)
+
+// parseRequestHead reads one request head (request line and headers, up to
+// the blank line) from at most limit bytes of r, and returns its method and
+// request target. A malformed head gives an error wrapping errBadRequest,
+// one longer than limit errHeadTooLarge. Headers are checked for form and
+// otherwise ignored: no endpoint depends on them. Bytes after the head are
+// left unread, or buffered and dropped; the caller discards the rest.
+func parseRequestHead(r io.Reader, limit int) (method, target string, err error) {
+	l := newLineReader(r, limit, errHeadTooLarge)
+	line, err := l.line()
+	if err != nil {
+		return "", "", err
+	}
+	if method, target, err = parseRequestLine(line); err != nil {
+		return "", "", err
+	}
+	for {
+		h, err := l.line()
+		if err != nil {
+			return "", "", err
+		}
+		if h == "" {
+			return method, target, nil
+		}
+		if err := checkHeaderLine(h); err != nil {
+			return "", "", err
+		}
+	}
+}
+
+// parseRequestLine splits "METHOD SP TARGET SP VERSION". It is strict, as
+// RFC 9112 allows: a lenient parser in front of an app is how request
+// smuggling starts, and kubelet and curl send exactly this form.
+func parseRequestLine(line string) (method, target string, err error) {
+	method, rest, ok1 := strings.Cut(line, " ")
+	target, version, ok2 := strings.Cut(rest, " ")
+	switch {
+	case !ok1 || !ok2:
+		return "", "", fmt.Errorf("%w: request line is not METHOD TARGET VERSION", errBadRequest)
+	case !isToken(method):
+		return "", "", fmt.Errorf("%w: method is not a token", errBadRequest)
+	case !strings.HasPrefix(target, "/"):
+		// Only origin-form: tend is no proxy, and "*" is for OPTIONS.
+		return "", "", fmt.Errorf("%w: request target does not start with /", errBadRequest)
+	case hasCtl(target, false):
+		return "", "", fmt.Errorf("%w: control byte in the request target", errBadRequest)
+	case version != "HTTP/1.1" && version != "HTTP/1.0":
+		return "", "", fmt.Errorf("%w: version is not HTTP/1.0 or HTTP/1.1", errBadRequest)
+	}
+	return method, target, nil
+}
+
+// checkHeaderLine checks "NAME: VALUE". Obsolete line folding is refused,
+// as RFC 9112 permits, rather than parsed for headers nobody reads.
+func checkHeaderLine(h string) error {
+	name, value, ok := strings.Cut(h, ":")
+	switch {
+	case !ok:
+		return fmt.Errorf("%w: header line without a colon", errBadRequest)
+	case !isToken(name):
+		// Also catches folding and space before the colon, both of which
+		// RFC 9112 says to reject.
+		return fmt.Errorf("%w: header name is not a token", errBadRequest)
+	case hasCtl(value, true):
+		return fmt.Errorf("%w: control byte in a header value", errBadRequest)
+	}
+	return nil
+}
+
+// isToken reports whether s is an RFC 9110 token: one or more tchars.
+func isToken(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9':
+		case strings.IndexByte("!#$%&'*+-.^_`|~", c) >= 0:
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// hasCtl reports whether s holds a control byte (below 0x20, or DEL); a
+// tab counts only where tabOK is false, since header values may hold one.
+func hasCtl(s string, tabOK bool) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 && !(tabOK && c == '\t') || c == 0x7f {
+			return true
+		}
+	}
+	return false
+}
