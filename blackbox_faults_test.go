@@ -1,9 +1,11 @@
 package main_test
 
 import (
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -150,4 +152,56 @@ func TestFaultHookIgnoringTermIsKilledWithItsGroup(t *testing.T) {
 	if !p.stdout.has("checked") || p.stdout.has("child-alive") || p.stderr.has("sent SIGKILL") {
 		t.Fatalf("the hook's group must be killed at the timeout:\n%s\n%s", p.stdout, p.stderr)
 	}
+}
+
+// TestIdleConnectionsCannotFailTheLiveProbe: under `ulimit -n 256`, 300
+// idle connections to the health port once took the fds the liveness probe
+// needed (pipe2: too many open files), and tend stopped a healthy app with
+// 75. The server's cap now leaves room for hooks and probes, and a probe
+// that tend could not run is "unknown", never a failure.
+func TestIdleConnectionsCannotFailTheLiveProbe(t *testing.T) {
+	addr := freeAddr(t)
+	p := startTend(t, opts{shell: `ulimit -n 256 && exec "$TEND" --health-addr ` + addr +
+		` --live-probe true --probe-period 50ms -- sleep 60`})
+	waitStatus(t, addr, "/livez", 200, 10*time.Second)
+	var held []net.Conn
+	defer func() {
+		for _, c := range held {
+			_ = c.Close() // test cleanup
+		}
+	}()
+	for i := 0; i < 300; i++ {
+		c, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatalf("connection %d: %v", i, err)
+		}
+		held = append(held, c)
+	}
+	before := scrapeProbe(t, addr)
+	// Twenty more attempts, with every connection still held.
+	for deadline := time.Now().Add(20 * time.Second); scrapeProbe(t, addr) < before+20; time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the live probe stopped running: %v\n%s", scrapeProbe(t, addr), p.stderr)
+		}
+	}
+	if p.stderr.has("liveness probe failed") || p.stderr.has("too many open files") {
+		t.Fatalf("idle connections starved the probe:\n%s", p.stderr)
+	}
+	p.signal(syscall.SIGTERM)
+	if code := p.wait(10 * time.Second); code != 143 {
+		t.Fatalf("want 143 after TERM (sleep's own death by TERM), got %d\n%s", code, p.stderr)
+	}
+}
+
+// scrapeProbe is how many liveness attempts passed, from /metrics.
+func scrapeProbe(t *testing.T, addr string) float64 {
+	t.Helper()
+	_, body := status(addr, "/metrics")
+	for _, l := range strings.Split(body, "\n") {
+		if strings.HasPrefix(l, `tend_probe_results_total{probe="live",result="success"} `) {
+			n, _ := strconv.ParseFloat(strings.Fields(l)[1], 64)
+			return n
+		}
+	}
+	return 0
 }

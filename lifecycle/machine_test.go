@@ -2,6 +2,7 @@ package lifecycle
 
 import (
 	"errors"
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -21,7 +22,10 @@ type step struct {
 func ev(e event) step                     { return step{ev: e} }
 func after(d time.Duration, e event) step { return step{wait: d, ev: e} }
 
-var errBoom = errors.New("boom")
+var (
+	errBoom    = errors.New("boom")
+	errUnknown = fmt.Errorf("pipe2: %w", probe.ErrUnknown)
+)
 
 // TestMachine drives the state machine with events, with no processes, and
 // checks the phases it went through, what it did, and the exit code.
@@ -130,6 +134,16 @@ func TestMachine(t *testing.T) {
 			acts: []string{"probe ready env=TEND_HOOK=ready-probe,TEND_APP_PID=42",
 				"probe live env=TEND_HOOK=live-probe,TEND_APP_PID=42", "stop probes", "signal SIGTERM"},
 			code: ExitLivenessFailed,
+		},
+		{
+			name: "a probe tend could not run is unknown, never a failure",
+			cfg:  func(c *Config) { c.LiveProbe = probe.TCP{Addr: "127.0.0.1:1"} },
+			pid:  42,
+			steps: []step{ev(probeDone{kind: probeLive, err: errUnknown}), ev(probeDone{kind: probeLive, err: errUnknown}),
+				ev(probeDone{kind: probeLive, err: errUnknown}), ev(probeDone{kind: probeLive, err: errUnknown}), ev(appExit{0})},
+			phases: "starting running draining post-stop done",
+			acts:   []string{"probe live env=TEND_HOOK=live-probe,TEND_APP_PID=42"},
+			code:   0,
 		},
 		{
 			name:   "grace expiry kills the app",

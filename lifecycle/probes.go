@@ -1,6 +1,7 @@
 package lifecycle
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/tend-init/tend/probe"
@@ -39,6 +40,13 @@ func (m *machine) onProbe(r probeDone) {
 	}
 	if t == nil {
 		m.internalError(fmt.Errorf("a result for the %s probe, which was never started", r.kind))
+		return
+	}
+	if errors.Is(r.err, probe.ErrUnknown) {
+		// tend's own resource shortage, not the app's failure: counted
+		// and logged, never fed to the threshold.
+		m.st.probeResults[probe.ProbeKey{Probe: r.kind.String(), Result: "unknown"}]++
+		m.log.Warnf("%s probe: %v", r.kind, r.err)
 		return
 	}
 	if r.err != nil {

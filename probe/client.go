@@ -59,6 +59,9 @@ func checkStatus(code int, err error) error {
 	case errors.Is(err, context.DeadlineExceeded), errors.As(err, &ne) && ne.Timeout():
 		return errors.New("timed out")
 	case err != nil:
+		if c := classify(err); errors.Is(c, ErrUnknown) {
+			return c
+		}
 		return oneLine(err)
 	case code < 200 || code > 399:
 		return fmt.Errorf("status %d", code)

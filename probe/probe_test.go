@@ -1,6 +1,7 @@
 package probe
 
 import (
+	"errors"
 	"context"
 	"fmt"
 	"io"
@@ -317,5 +318,22 @@ func TestMetricsEscaping(t *testing.T) {
 	h.Observe(100)
 	if h.Count != 2 || h.Counts[0] != 1 || fmt.Sprint(h.Sum) != "100.001" {
 		t.Fatalf("histogram %+v", h)
+	}
+}
+
+func TestResourceErrorsAreUnknown(t *testing.T) {
+	for _, err := range []error{
+		&os.SyscallError{Syscall: "pipe2", Err: syscall.EMFILE},
+		fmt.Errorf("fork/exec /bin/sh: %w", syscall.EAGAIN),
+		&net.OpError{Op: "dial", Err: &os.SyscallError{Syscall: "socket", Err: syscall.ENFILE}},
+	} {
+		if c := classify(err); !errors.Is(c, ErrUnknown) || strings.Contains(c.Error(), "\n") {
+			t.Errorf("%v: want ErrUnknown, got %v", err, c)
+		}
+	}
+	for _, err := range []error{errors.New("exit code 1"), syscall.ECONNREFUSED, fmt.Errorf("dial: %w", syscall.ECONNREFUSED)} {
+		if c := classify(err); errors.Is(c, ErrUnknown) {
+			t.Errorf("%v: the target's failure must stay a failure", err)
+		}
 	}
 }

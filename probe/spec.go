@@ -96,7 +96,7 @@ func (c Command) Check(ctx context.Context, x Exec, timeout time.Duration) error
 	if errors.Is(err, hooks.ErrTimeout) {
 		return errors.New("timed out")
 	}
-	return err
+	return classify(err)
 }
 
 // isURL reports whether s starts with a URL scheme followed by "://".
