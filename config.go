@@ -9,6 +9,7 @@ import (
 	"github.com/tend-init/tend/lifecycle"
 	"github.com/tend-init/tend/probe"
 	"github.com/tend-init/tend/signals"
+	"golang.org/x/sys/unix"
 )
 
 // buildConfig turns parsed flags, then the environment for any flag that was
@@ -50,17 +51,29 @@ func buildConfig(v values) (*lifecycle.Config, error) {
 	}
 	for _, h := range []struct {
 		flag string
-		dst  *[]hooks.Command
+		dst  *[]hooks.Action
 	}{{"post-start", &cfg.PostStart}, {"pre-stop", &cfg.PreStop}, {"post-stop", &cfg.PostStop}} {
 		for _, val := range v.list(h.flag) {
-			c, err := hooks.Parse(val)
+			c, err := hooks.ParseAction(val)
 			if err != nil {
 				return nil, usagef("invalid --%s value %q: %v", h.flag, val, err)
 			}
 			*h.dst = append(*h.dst, c)
 		}
 	}
+	if s, ok := v.str("stop-signal"); ok {
+		sig, err := signals.Parse(s)
+		if err == nil {
+			err = signals.CheckStopSignal(sig)
+		}
+		if err != nil {
+			return nil, usagef("invalid --stop-signal value %q: %v", s, err)
+		}
+		cfg.StopSignal = sig
+	}
+	cfg.TerminationMessagePath = terminationPath(v)
 	for _, err := range []error{
+		v.duration("min-shutdown-window", &cfg.MinShutdownWindow),
 		v.duration("hook-timeout", &cfg.HookTimeout),
 		v.duration("grace-period", &cfg.GracePeriod),
 		v.duration("drain-timeout", &cfg.DrainTimeout),
@@ -113,4 +126,25 @@ func probeConfig(cfg *lifecycle.Config, v values) error {
 		}
 	}
 	return nil
+}
+
+// defaultTerminationLog is where Kubernetes mounts a container's
+// termination-message file (terminationMessagePath's default).
+const defaultTerminationLog = "/dev/termination-log"
+
+// terminationPath is the termination-message file: as given (an empty
+// value turns it off), else /dev/termination-log when it exists and tend
+// may write it, as in a Kubernetes container, else none.
+func terminationPath(v values) string {
+	if v.given["termination-message-path"] {
+		s, _ := v.str("termination-message-path")
+		return s
+	}
+	if s, ok := v.env("TEND_TERMINATION_MESSAGE_PATH"); ok {
+		return s
+	}
+	if unix.Access(defaultTerminationLog, unix.W_OK) == nil {
+		return defaultTerminationLog
+	}
+	return ""
 }

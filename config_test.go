@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tend-init/tend/hooks"
 	"github.com/tend-init/tend/lifecycle"
 	"golang.org/x/sys/unix"
 )
@@ -173,10 +174,10 @@ func TestParseRewriteAndHooks(t *testing.T) {
 	if !reflect.DeepEqual(map[unix.Signal]unix.Signal(cfg.Rewrite), want) {
 		t.Fatalf("rewrite %v", cfg.Rewrite)
 	}
-	if len(cfg.PostStart) != 2 || cfg.PostStart[0].Shell != "echo hi, there" || !reflect.DeepEqual(cfg.PostStart[1].Argv, []string{"/bin/true"}) {
+	if want := []hooks.Action{hooks.Command{Shell: "echo hi, there"}, hooks.Command{Argv: []string{"/bin/true"}}}; !reflect.DeepEqual(cfg.PostStart, want) {
 		t.Fatalf("post-start %+v", cfg.PostStart)
 	}
-	if len(cfg.PreStop) != 2 || cfg.PreStop[0].Shell != "echo one" || !reflect.DeepEqual(cfg.PreStop[1].Argv, []string{"/bin/two", "a,b"}) {
+	if want := []hooks.Action{hooks.Command{Shell: "echo one"}, hooks.Command{Argv: []string{"/bin/two", "a,b"}}}; !reflect.DeepEqual(cfg.PreStop, want) {
 		t.Fatalf("pre-stop from env %+v", cfg.PreStop)
 	}
 	if cfg.HookTimeout != 500*time.Millisecond || cfg.GracePeriod != 2*time.Minute || cfg.DrainTimeout != lifecycle.Default().DrainTimeout {

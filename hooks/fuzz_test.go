@@ -27,3 +27,37 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+// FuzzParseAction checks every hook form: no panic, one-line errors, and an
+// accepted value is a runnable action.
+func FuzzParseAction(f *testing.F) {
+	for _, s := range []string{"sleep:5s", "http://127.0.0.1:1/x", `{"exec":{"command":["a"]}}`, `{"httpGet":{"port":"http"}}`,
+		`{"sleep":{"seconds":1}}`, `{"httpGet":{"port":80,"httpHeaders":[{"name":"","value":"x"}]}}`, "{", "sleep:"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		a, err := ParseAction(s)
+		if err != nil {
+			if strings.Contains(err.Error(), "\n") && !strings.Contains(s, "\n") {
+				t.Fatalf("multi-line error for %q: %q", s, err)
+			}
+			return
+		}
+		switch a := a.(type) {
+		case Command:
+			if a.Argv == nil && strings.TrimSpace(a.Shell) == "" || a.Argv != nil && (len(a.Argv) == 0 || a.Argv[0] == "") {
+				t.Fatalf("%q accepted as an empty command", s)
+			}
+		case Sleep:
+			if a.D < 0 {
+				t.Fatalf("%q: negative sleep", s)
+			}
+		case HTTPGet:
+			if !strings.HasPrefix(a.URL, "http://") && !strings.HasPrefix(a.URL, "https://") {
+				t.Fatalf("%q: URL %q", s, a.URL)
+			}
+		default:
+			t.Fatalf("%q: unknown action %T", s, a)
+		}
+	})
+}

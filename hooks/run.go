@@ -21,26 +21,73 @@ type Starter interface {
 // ErrTimeout marks a command killed at the hook timeout.
 var ErrTimeout = errors.New("timed out")
 
+// Runner runs hook actions.
+type Runner struct {
+	Starter Starter  // starts and collects commands: the reaper
+	Env     []string // the environment of commands
+	// Get makes an HTTPGet action's request and returns nil on any HTTP
+	// response. It is given, not built in: the HTTP client lives in
+	// probe/, which itself runs commands through this package.
+	Get     func(ctx context.Context, h HTTPGet) error
+	Timeout time.Duration // bounds each action
+}
+
 // Run runs cmds one after another and stops at the first failure. Each
 // command is bounded by timeout; cancelling ctx (a stop that overtakes a
 // post-start, or the grace deadline) kills the running command's group.
-// It returns nil when every command exited 0. The caller knows which hook
-// it ran and how long it took; nothing travels through here and back.
 func Run(ctx context.Context, s Starter, cmds []Command, env []string, timeout time.Duration) error {
+	acts := make([]Action, len(cmds))
 	for i, c := range cmds {
-		if err := runOne(ctx, s, c, env, timeout); err != nil {
-			if len(cmds) > 1 {
-				err = fmt.Errorf("command %d of %d (%s): %w", i+1, len(cmds), c, err)
-			} else {
-				err = fmt.Errorf("%s: %w", c, err)
+		acts[i] = c
+	}
+	return Runner{Starter: s, Env: env, Timeout: timeout}.Run(ctx, acts)
+}
+
+// Run runs acts in order and stops at the first failure, with the same
+// bounds as the package-level Run. It returns nil when every action
+// succeeded; the caller knows which hook it ran and how long it took.
+func (r Runner) Run(ctx context.Context, acts []Action) error {
+	for i, a := range acts {
+		if err := r.runOne(ctx, a); err != nil {
+			if len(acts) > 1 {
+				return fmt.Errorf("action %d of %d (%s): %w", i+1, len(acts), a, err)
 			}
-			return err
+			return fmt.Errorf("%s: %w", a, err)
 		}
 	}
 	return nil
 }
 
-func runOne(ctx context.Context, s Starter, c Command, env []string, timeout time.Duration) error {
+func (r Runner) runOne(ctx context.Context, a Action) error {
+	switch a := a.(type) {
+	case Command:
+		return runCommand(ctx, r.Starter, a, r.Env, r.Timeout)
+	case Sleep:
+		// Cut by ctx (the grace deadline, which then counts as failed, as
+		// the kubelet's sleep handler) and by the hook timeout.
+		t := time.NewTimer(min(a.D, r.Timeout))
+		defer t.Stop()
+		select {
+		case <-t.C:
+			if a.D > r.Timeout {
+				return fmt.Errorf("%w after %s", ErrTimeout, r.Timeout)
+			}
+			return nil
+		case <-ctx.Done():
+			return context.Cause(ctx)
+		}
+	case HTTPGet:
+		if r.Get == nil {
+			return errors.New("no HTTP client")
+		}
+		ctx, cancel := context.WithTimeoutCause(ctx, r.Timeout, fmt.Errorf("%w after %s", ErrTimeout, r.Timeout))
+		defer cancel()
+		return r.Get(ctx, a)
+	}
+	return fmt.Errorf("unknown action %T", a)
+}
+
+func runCommand(ctx context.Context, s Starter, c Command, env []string, timeout time.Duration) error {
 	cmd, err := c.Cmd(env)
 	if err != nil {
 		return err

@@ -27,12 +27,25 @@ type Config struct {
 	RemapExit  [256]bool // app codes turned into 0 (tini -e)
 	Rewrite    signals.Rewrite
 
-	PostStart    []hooks.Command
-	PreStop      []hooks.Command
-	PostStop     []hooks.Command
-	HookTimeout  time.Duration // bounds each hook run
+	PostStart    []hooks.Action
+	PreStop      []hooks.Action
+	PostStop     []hooks.Action
+	HookTimeout  time.Duration // bounds each hook action
 	GracePeriod  time.Duration // from the start of a stop to SIGKILL
 	DrainTimeout time.Duration // what the rest of the tree gets after the app
+	// StopSignal is what a stop sends the app (Kubernetes' lifecycle
+	// .stopSignal, Docker's STOPSIGNAL); received, it begins a stop as
+	// TERM and INT do.
+	StopSignal unix.Signal
+	// MinShutdownWindow is the least time the app gets between the stop
+	// signal and SIGKILL, even when pre-stop used up the grace period: the
+	// kubelet's minimumGracePeriodInSeconds (kuberuntime_container.go,
+	// "always give containers a minimal shutdown window").
+	MinShutdownWindow time.Duration
+	// TerminationMessagePath receives one line when tend, not the app,
+	// decided the outcome; "" turns it off (Kubernetes'
+	// terminationMessagePath).
+	TerminationMessagePath string
 
 	HealthAddr string        // "" serves nothing
 	ReadyProbe probe.Checker // nil: none
@@ -49,6 +62,12 @@ func Default() Config {
 		HookTimeout:  30 * time.Second,
 		GracePeriod:  30 * time.Second, // terminationGracePeriodSeconds' default
 		DrainTimeout: 3 * time.Second,
+		StopSignal:   unix.SIGTERM, // as docker stop and the kubelet
+		// Kubernetes' minimumGracePeriodInSeconds.
+		MinShutdownWindow: 2 * time.Second,
+		// Set by package main only when /dev/termination-log exists and
+		// is writable, as in a Kubernetes container.
+		TerminationMessagePath: "",
 		// Kubernetes' probe defaults (core/v1 Probe): every 10 s, 1 s
 		// timeout, no initial delay, 3 failures to fail, 1 success to pass.
 		Probe: probe.Params{

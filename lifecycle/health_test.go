@@ -35,7 +35,7 @@ func TestReadinessAndLiveness(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			m, _ := newTestMachine(func(cfg *Config) { cfg.PostStart = make([]hooks.Command, c.postStart) })
+			m, _ := newTestMachine(func(cfg *Config) { cfg.PostStart = make([]hooks.Action, c.postStart) })
 			m.st = c.st
 			m.st.hooks = map[HookKind]*hookRun{}
 			if c.runningHook {

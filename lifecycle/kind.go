@@ -29,7 +29,7 @@ func (k HookKind) String() string {
 	return "hook(" + strconv.Itoa(int(k)) + ")"
 }
 
-func (c *Config) hookCommands(k HookKind) []hooks.Command {
+func (c *Config) hookCommands(k HookKind) []hooks.Action {
 	switch k {
 	case hookPostStart:
 		return c.PostStart

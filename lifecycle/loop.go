@@ -74,7 +74,7 @@ func New(cfg Config, stderr io.Writer) (l *Loop, err error) {
 		l.m.serve = true
 		l.log.Infof("health endpoint on http://%s", srv.Addr())
 	}
-	l.sigs = signals.Listen()
+	l.sigs = signals.Listen(cfg.StopSignal)
 	for _, sig := range l.sigs.Ignored {
 		l.log.Debugf("%s was ignored when tend started: it stays ignored, and the app inherits that", signals.Name(sig))
 	}
@@ -211,7 +211,40 @@ func (l *Loop) Run(ctx context.Context) int {
 		}
 		l.m.handle(ev)
 	}
+	if l.m.st.reason != "" {
+		l.writeTerminationMessage(l.m.st.reason)
+	}
 	return l.m.exitCode()
+}
+
+// maxTerminationMessage is the kubelet's limit for terminationMessagePath.
+const maxTerminationMessage = 4096
+
+// writeTerminationMessage writes why tend decided the outcome to the
+// termination-message file, for `kubectl describe pod` and the container
+// status. It never overwrites what the app wrote (only an empty file is
+// written), and never creates a missing directory.
+func (l *Loop) writeTerminationMessage(why string) {
+	path := l.cfg.TerminationMessagePath
+	if path == "" {
+		return
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE, 0o644)
+	if err != nil {
+		l.log.Infof("termination message not written: %v", err)
+		return
+	}
+	defer f.Close()
+	if st, err := f.Stat(); err != nil || st.Size() > 0 {
+		l.log.Infof("termination message not written: %s holds the app's own", path)
+		return
+	}
+	if len(why) > maxTerminationMessage {
+		why = why[:maxTerminationMessage]
+	}
+	if _, err := f.WriteString(why); err != nil {
+		l.log.Warnf("writing the termination message to %s: %v", path, err)
+	}
 }
 
 func (l *Loop) closeServer() {
@@ -232,7 +265,7 @@ func (l *Loop) signalApp(sig unix.Signal, group bool) error {
 	return l.app.Signal(sig)
 }
 
-func (l *Loop) startHook(kind HookKind, cmds []hooks.Command, env []string, deadline time.Time) context.CancelCauseFunc {
+func (l *Loop) startHook(kind HookKind, cmds []hooks.Action, env []string, deadline time.Time) context.CancelCauseFunc {
 	ctx, cancel := context.WithCancelCause(context.Background())
 	run := ctx
 	release := context.CancelFunc(func() {})
@@ -241,12 +274,29 @@ func (l *Loop) startHook(kind HookKind, cmds []hooks.Command, env []string, dead
 	}
 	go func() {
 		start := time.Now()
-		err := hooks.Run(run, l.reap, cmds, env, l.cfg.HookTimeout)
+		r := hooks.Runner{Starter: l.reap, Env: env, Get: l.hookGet, Timeout: l.cfg.HookTimeout}
+		err := r.Run(run, cmds)
 		release()
 		// The loop reads events until every hook has reported.
 		l.events <- hookDone{kind: kind, err: err, dur: time.Since(start)}
 	}()
 	return cancel
+}
+
+// hookGet is an HTTP hook action: as in the kubelet's HTTP lifecycle
+// handler, any response is success; the body is read up to a bound and
+// discarded by the client.
+func (l *Loop) hookGet(ctx context.Context, h hooks.HTTPGet) error {
+	req := probe.Request{URL: h.URL}
+	for _, hd := range h.Headers {
+		req.Headers = append(req.Headers, probe.Header{Name: hd.Name, Value: hd.Value})
+	}
+	resp, err := probe.Get(ctx, req)
+	if err != nil {
+		return err
+	}
+	l.log.Infof("%s answered %d", h.URL, resp.Code)
+	return nil
 }
 
 func (l *Loop) startProbes(runs []probeRun) {

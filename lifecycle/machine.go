@@ -23,7 +23,7 @@ type world interface {
 	signalApp(sig unix.Signal, group bool) error
 	// startHook runs cmds in the background and later delivers a
 	// hookDone event; deadline, when not zero, cuts it short.
-	startHook(kind HookKind, cmds []hooks.Command, env []string, deadline time.Time) context.CancelCauseFunc
+	startHook(kind HookKind, cmds []hooks.Action, env []string, deadline time.Time) context.CancelCauseFunc
 	// startProbes runs the probes in the background; each attempt comes
 	// back as a probeDone event until stopProbes.
 	startProbes(runs []probeRun)
@@ -93,7 +93,8 @@ type state struct {
 	held         []unix.Signal // stop signals received during pre-stop
 	stopSent     bool
 	stopBegan    time.Time
-	exitOverride int // one of the Exit* codes, or 0
+	exitOverride int    // one of the Exit* codes, or 0
+	reason       string // why tend, not the app, decided the outcome
 
 	graceAt     time.Time // SIGKILL to the app; zero when not armed
 	drainAt     time.Time // the drain's next step; zero when not armed
@@ -150,8 +151,8 @@ func (m *machine) begin(pid int) {
 		m.startHook(hookPostStart, time.Time{})
 	} else {
 		m.transition(phaseRunning, "no post-start hook")
+		m.startProbes()
 	}
-	m.startProbes()
 	m.publish()
 }
 
@@ -175,7 +176,7 @@ func (m *machine) handle(ev event) {
 		m.onTick()
 	case cancelled:
 		if m.canBeginStop() {
-			m.beginStop(unix.SIGTERM, "context cancelled")
+			m.beginStop(m.ownStopSignal(), "context cancelled")
 		}
 	default:
 		m.internalError(fmt.Errorf("unknown event %T", ev))
@@ -192,7 +193,7 @@ func (m *machine) onSignal(recv unix.Signal) {
 		m.log.Debugf("dropped %s (rewrite rule)", signals.Name(recv))
 		return
 	}
-	if recv == unix.SIGTERM || recv == unix.SIGINT {
+	if m.isStopSignal(recv) {
 		switch {
 		case m.canBeginStop():
 			m.beginStop(sig, "received "+signals.Name(recv))
@@ -208,6 +209,24 @@ func (m *machine) onSignal(recv unix.Signal) {
 		}
 	}
 	m.forward(sig)
+}
+
+// isStopSignal: TERM and INT always begin a stop; so does the configured
+// stop signal. WINCH or QUIT begin one only when named by --stop-signal:
+// a terminal sends WINCH on every resize.
+func (m *machine) isStopSignal(sig unix.Signal) bool {
+	return sig == unix.SIGTERM || sig == unix.SIGINT || sig == m.cfg.StopSignal
+}
+
+// ownStopSignal is what a stop that tend begins itself sends the app: the
+// configured stop signal after any -r rewrite, never a hard-coded TERM;
+// 0 when a rule drops it.
+func (m *machine) ownStopSignal() unix.Signal {
+	sig, ok := m.cfg.Rewrite.Apply(m.cfg.StopSignal)
+	if !ok {
+		return 0
+	}
+	return sig
 }
 
 // forward sends sig to the app, or to its process group with -g.
@@ -279,6 +298,9 @@ func (m *machine) onHookDone(d hookDone) {
 	delete(m.st.hooks, d.kind)
 	h.cancel(nil)
 	m.recordHook(d)
+	if errors.Is(d.err, hooks.ErrTimeout) {
+		m.decided(fmt.Sprintf("%s timed out after %s", d.kind, m.cfg.HookTimeout))
+	}
 	if d.err != nil {
 		m.log.Warnf("%s failed after %s: %v", d.kind, d.dur.Round(time.Millisecond), d.err)
 	} else {
@@ -288,7 +310,8 @@ func (m *machine) onHookDone(d hookDone) {
 	case hookPostStart:
 		m.onPostStart(d.err)
 	case hookPreStop:
-		if m.st.hasApp && !m.st.appExited {
+		// Not when the grace deadline already cut it and sent the stop.
+		if m.st.hasApp && !m.st.appExited && !m.st.stopSent {
 			m.sendStop()
 		}
 	case hookPostStop:
@@ -301,12 +324,24 @@ func (m *machine) onPostStart(err error) {
 		m.st.postStartOK = true
 		if m.st.phase == phaseStarting && !m.st.appExited {
 			m.transition(phaseRunning, "post-start succeeded")
+			// As the kubelet, no probe runs until post-start is done;
+			// the initial delay counts from here.
+			m.startProbes()
 		}
 		return
 	}
 	if (m.st.phase == phaseStarting || m.st.phase == phasePause) && !m.st.appExited {
 		m.st.exitOverride = ExitPostStartFailed
-		m.beginStop(unix.SIGTERM, "post-start failed")
+		m.decided(fmt.Sprintf("post-start failed: %v", err))
+		m.beginStop(m.ownStopSignal(), "post-start failed")
+	}
+}
+
+// decided records why tend, not the app, decided how things end: the
+// first reason is the termination message.
+func (m *machine) decided(why string) {
+	if m.st.reason == "" {
+		m.st.reason = why
 	}
 }
 

@@ -30,7 +30,7 @@ var (
 // TestMachine drives the state machine with events, with no processes, and
 // checks the phases it went through, what it did, and the exit code.
 func TestMachine(t *testing.T) {
-	cmd := []hooks.Command{{Shell: "true"}}
+	cmd := []hooks.Action{hooks.Command{Shell: "true"}}
 	cases := []struct {
 		name   string
 		cfg    func(*Config)
@@ -40,6 +40,7 @@ func TestMachine(t *testing.T) {
 		phases string   // every phase entered, in order
 		acts   []string // every action, in order
 		code   int
+		reason string // the termination message, when tend decided
 	}{
 		{
 			name:   "TERM while running",
@@ -100,6 +101,7 @@ func TestMachine(t *testing.T) {
 			phases: "pause stopping draining post-stop done",
 			acts:   []string{"start post-start deadline=none env=TEND_HOOK=post-start", "stop probes"},
 			code:   ExitPostStartFailed,
+			reason: "post-start failed: boom",
 		},
 		{
 			name:   "the app exits during pre-stop",
@@ -118,7 +120,8 @@ func TestMachine(t *testing.T) {
 			phases: "starting stopping draining post-stop done",
 			acts: []string{"start post-start deadline=none env=TEND_HOOK=post-start,TEND_APP_PID=42",
 				"stop probes", "signal SIGTERM"},
-			code: ExitPostStartFailed,
+			code:   ExitPostStartFailed,
+			reason: "post-start failed: boom",
 		},
 		{
 			name: "liveness failure stops the app with 75",
@@ -133,7 +136,8 @@ func TestMachine(t *testing.T) {
 			phases: "starting running stopping draining post-stop done",
 			acts: []string{"probe ready env=TEND_HOOK=ready-probe,TEND_APP_PID=42",
 				"probe live env=TEND_HOOK=live-probe,TEND_APP_PID=42", "stop probes", "signal SIGTERM"},
-			code: ExitLivenessFailed,
+			code:   ExitLivenessFailed,
+			reason: "liveness probe failed 3 times in a row: tcp://127.0.0.1:1: boom",
 		},
 		{
 			name: "a probe tend could not run is unknown, never a failure",
@@ -153,16 +157,61 @@ func TestMachine(t *testing.T) {
 			phases: "starting running stopping draining post-stop done",
 			acts:   []string{"stop probes", "group SIGTERM", "group SIGKILL", "signal SIGKILL"},
 			code:   137,
+			reason: "the app did not exit within the grace period of 10s: killed with SIGKILL",
 		},
 		{
-			name:   "pre-stop past the grace deadline is cut, then the app killed",
-			cfg:    func(c *Config) { c.PreStop = cmd },
-			pid:    42,
-			steps:  []step{ev(sigEvent{unix.SIGTERM}), after(10*time.Second, tick{}), ev(appExit{137}), ev(hookDone{kind: hookPreStop, err: errBoom})},
+			name: "pre-stop past the grace deadline is cut; the app still gets TERM, and 2 s before KILL",
+			cfg:  func(c *Config) { c.PreStop = cmd },
+			pid:  42,
+			steps: []step{ev(sigEvent{unix.SIGTERM}), after(10*time.Second, tick{}), ev(hookDone{kind: hookPreStop, err: errBoom}),
+				after(1999*time.Millisecond, tick{}), after(time.Millisecond, tick{}), ev(appExit{137})},
 			phases: "starting running stopping draining post-stop done",
 			acts: []string{"stop probes", "start pre-stop deadline=10s env=TEND_HOOK=pre-stop,TEND_APP_PID=42",
-				"cancel pre-stop: grace period expired", "signal SIGKILL"},
-			code: 137,
+				"cancel pre-stop: grace period expired", "signal SIGTERM", "signal SIGKILL"},
+			code:   137,
+			reason: "the app did not exit within the grace period of 10s: killed with SIGKILL",
+		},
+		{
+			name:   "no probe runs while post-start runs",
+			cfg:    func(c *Config) { c.PostStart = cmd; c.LiveProbe = probe.TCP{Addr: "127.0.0.1:1"} },
+			pid:    42,
+			steps:  []step{after(time.Second, hookDone{kind: hookPostStart}), ev(sigEvent{unix.SIGTERM}), ev(appExit{143})},
+			phases: "starting running stopping draining post-stop done",
+			acts: []string{"start post-start deadline=none env=TEND_HOOK=post-start,TEND_APP_PID=42",
+				"probe live env=TEND_HOOK=live-probe,TEND_APP_PID=42", "stop probes", "signal SIGTERM"},
+			code: 143,
+		},
+		{
+			name:   "the stop signal begins a stop; WINCH does not",
+			cfg:    func(c *Config) { c.StopSignal = unix.SIGQUIT },
+			pid:    42,
+			steps:  []step{ev(sigEvent{unix.SIGWINCH}), ev(sigEvent{unix.SIGQUIT}), ev(appExit{131})},
+			phases: "starting running stopping draining post-stop done",
+			acts:   []string{"signal SIGWINCH", "stop probes", "signal SIGQUIT"},
+			code:   131,
+		},
+		{
+			name:   "QUIT is forwarded, not a stop, unless it is the stop signal",
+			pid:    42,
+			steps:  []step{ev(sigEvent{unix.SIGQUIT}), ev(appExit{131})},
+			phases: "starting running draining post-stop done",
+			acts:   []string{"signal SIGQUIT"},
+			code:   131,
+		},
+		{
+			name: "a liveness failure sends the stop signal after -r",
+			cfg: func(c *Config) {
+				c.StopSignal = unix.SIGQUIT
+				c.Rewrite[unix.SIGQUIT] = unix.SIGUSR2
+				c.Probe.FailureThreshold = 1
+				c.LiveProbe = probe.TCP{Addr: "127.0.0.1:1"}
+			},
+			pid:    42,
+			steps:  []step{ev(probeDone{kind: probeLive, err: errBoom}), ev(appExit{0})},
+			phases: "starting running stopping draining post-stop done",
+			acts:   []string{"probe live env=TEND_HOOK=live-probe,TEND_APP_PID=42", "stop probes", "signal SIGUSR2"},
+			code:   ExitLivenessFailed,
+			reason: "liveness probe failed 1 times in a row: tcp://127.0.0.1:1: boom",
 		},
 		{
 			name:   "drain timeout: TERM, then KILL, then give up",
@@ -239,6 +288,9 @@ func TestMachine(t *testing.T) {
 			}
 			if code := m.exitCode(); strings.HasSuffix(c.phases, "done") && code != c.code {
 				t.Errorf("exit code %d, want %d", code, c.code)
+			}
+			if m.st.reason != c.reason {
+				t.Errorf("termination message %q, want %q", m.st.reason, c.reason)
 			}
 		})
 	}

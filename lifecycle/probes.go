@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	"github.com/tend-init/tend/probe"
-	"golang.org/x/sys/unix"
 )
 
 // startProbes starts the configured app probes. The readiness probe starts
@@ -60,6 +59,8 @@ func (m *machine) onProbe(r probeDone) {
 	m.log.Infof("%s probe is now %s", r.kind, map[bool]string{true: "passing", false: "failing"}[passing])
 	if r.kind == probeLive && !passing {
 		m.st.exitOverride = ExitLivenessFailed
-		m.beginStop(unix.SIGTERM, fmt.Sprintf("liveness probe failed %d times in a row: %v", m.cfg.Probe.FailureThreshold, r.err))
+		why := fmt.Sprintf("liveness probe failed %d times in a row: %s: %v", m.cfg.Probe.FailureThreshold, m.cfg.LiveProbe, r.err)
+		m.decided(why)
+		m.beginStop(m.ownStopSignal(), why)
 	}
 }

@@ -2,6 +2,7 @@ package lifecycle
 
 import (
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/tend-init/tend/signals"
@@ -32,7 +33,12 @@ func (m *machine) beginStop(sig unix.Signal, why string) {
 	m.st.terminating = true
 	m.st.stopSignal = sig
 	m.st.stopBegan = m.now()
-	m.log.Infof("stop: %s; grace period %s", why, m.cfg.GracePeriod)
+	if m.st.exitOverride != 0 {
+		// tend's own decision: shown at the default verbosity.
+		m.log.Warnf("stop: %s; grace period %s", why, m.cfg.GracePeriod)
+	} else {
+		m.log.Infof("stop: %s; grace period %s", why, m.cfg.GracePeriod)
+	}
 	m.publish()      // /readyz turns 503 before pre-stop starts, not after
 	m.w.stopProbes() // probes end with the stop, as in Kubernetes
 	m.cancelHook(hookPostStart, errors.New("a stop began"))
@@ -51,10 +57,20 @@ func (m *machine) beginStop(sig unix.Signal, why string) {
 	}
 }
 
+// sendStop sends the stop signal, then any held ones. SIGKILL comes no
+// sooner than MinShutdownWindow after it, however long pre-stop took.
 func (m *machine) sendStop() {
 	m.st.stopSent = true
-	m.log.Infof("stop: sending %s to the app, %s after the stop began", signals.Name(m.st.stopSignal), m.now().Sub(m.st.stopBegan).Round(time.Millisecond))
-	m.forward(m.st.stopSignal)
+	now := m.now()
+	if earliest := now.Add(m.cfg.MinShutdownWindow); m.st.graceAt.Before(earliest) {
+		m.st.graceAt = earliest
+	}
+	if m.st.stopSignal == 0 {
+		m.log.Infof("stop: the stop signal is dropped by a rewrite rule: nothing sent")
+	} else {
+		m.log.Infof("stop: sending %s to the app, %s after the stop began", signals.Name(m.st.stopSignal), now.Sub(m.st.stopBegan).Round(time.Millisecond))
+		m.forward(m.st.stopSignal)
+	}
 	for _, sig := range m.st.held {
 		m.forward(sig)
 	}
@@ -90,6 +106,14 @@ func (m *machine) onGrace() {
 	if !m.st.hasApp || m.st.appExited {
 		return
 	}
+	if !m.st.stopSent {
+		// Pre-stop used up the grace period. As the kubelet, the app
+		// still gets the stop signal and a minimal shutdown window.
+		m.log.Warnf("stop: pre-stop ran until the grace period of %s expired: sending the stop signal now, SIGKILL in %s", m.cfg.GracePeriod, m.cfg.MinShutdownWindow)
+		m.sendStop()
+		return
+	}
+	m.decided(fmt.Sprintf("the app did not exit within the grace period of %s: killed with SIGKILL", m.cfg.GracePeriod))
 	m.log.Warnf("stop: grace period of %s expired: sending SIGKILL to the app", m.cfg.GracePeriod)
 	if m.cfg.KillGroup {
 		if err := m.w.signalApp(unix.SIGKILL, true); err != nil && !errors.Is(err, errNoApp) {

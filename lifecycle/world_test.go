@@ -39,7 +39,7 @@ func (r *recorder) signalApp(sig unix.Signal, group bool) error {
 	return nil
 }
 
-func (r *recorder) startHook(kind HookKind, cmds []hooks.Command, env []string, deadline time.Time) context.CancelCauseFunc {
+func (r *recorder) startHook(kind HookKind, cmds []hooks.Action, env []string, deadline time.Time) context.CancelCauseFunc {
 	d := "none"
 	if !deadline.IsZero() {
 		d = deadline.Sub(r.clock).String()

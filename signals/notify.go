@@ -1,6 +1,7 @@
 package signals
 
 import (
+	"fmt"
 	"os"
 	"os/signal"
 	"time"
@@ -32,8 +33,26 @@ type Channels struct {
 	realtime []os.Signal
 }
 
-// stopSignals begin a stop; they are forwarded once pre-stop has run.
+// stopSignals always begin a stop; they are forwarded once pre-stop has
+// run.
 var stopSignals = []unix.Signal{unix.SIGTERM, unix.SIGINT}
+
+// CheckStopSignal reports whether sig can be a stop signal: tend must be
+// able to catch it, and the runtime must not need it for itself.
+func CheckStopSignal(sig unix.Signal) error {
+	switch {
+	case sig == unix.SIGKILL || sig == unix.SIGSTOP:
+		return fmt.Errorf("%s cannot be caught, so it cannot begin a stop", Name(sig))
+	case sig == unix.SIGCHLD || sig == unix.SIGURG || sig == unix.SIGPIPE || sig == unix.SIGPROF || (sig >= 32 && sig < firstForwardable):
+		return fmt.Errorf("%s is kept for reaping or by the Go runtime; choose another stop signal", Name(sig))
+	}
+	for _, f := range Faults() {
+		if sig == f {
+			return fmt.Errorf("%s is a fault signal; choose another stop signal", Name(sig))
+		}
+	}
+	return nil
+}
 
 // Faults lists the signals that the Go runtime turns into a crash dump and
 // exit 2 even when another process sends them. The kernel drops a signal
@@ -52,7 +71,11 @@ func Faults() []unix.Signal {
 // that no early SIGCHLD or TERM is lost; then reap once after the start to
 // catch exits that happened in between. Call AfterAppStart once the app
 // has started (or at once in pause mode).
-func Listen() *Channels {
+//
+// stop is the configured stop signal: it joins TERM and INT on the Stop
+// channel (and is registered even when it was inherited as ignored, since
+// the user named it).
+func Listen(stop unix.Signal) *Channels {
 	c := &Channels{
 		Stop:    make(chan os.Signal, 8),
 		Child:   make(chan os.Signal, 1),
@@ -69,8 +92,14 @@ func Listen() *Channels {
 		drop = append(drop, s)
 	}
 	signal.Notify(c.drop, drop...)
-	var stop, fwd []os.Signal
+	var stops, fwd []os.Signal
+	if stop != 0 && !isStop(stop) {
+		stops = append(stops, stop)
+	}
 	for _, s := range Forwarded() {
+		if s == stop && !isStop(s) {
+			continue // on the Stop channel already
+		}
 		// The runtime leaves an inherited SIG_IGN in place for HUP, INT
 		// and the job-control signals until Notify is called; honour it.
 		if signal.Ignored(s) {
@@ -79,14 +108,14 @@ func Listen() *Channels {
 		}
 		switch {
 		case isStop(s):
-			stop = append(stop, s)
+			stops = append(stops, s)
 		case s >= firstForwardable:
 			c.realtime = append(c.realtime, s)
 		default:
 			fwd = append(fwd, s)
 		}
 	}
-	signal.Notify(c.Stop, stop...)
+	signal.Notify(c.Stop, stops...)
 	signal.Notify(c.Forward, fwd...)
 	return c
 }

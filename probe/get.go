@@ -1,0 +1,24 @@
+package probe
+
+import "context"
+
+// Header is one request header; an empty Value removes a default header.
+type Header struct{ Name, Value string }
+
+// Request is one GET.
+type Request struct {
+	URL     string
+	Headers []Header
+}
+
+// Response is what came back.
+type Response struct {
+	Code int
+	Note string
+}
+
+// Get makes the request within ctx's deadline.
+func Get(ctx context.Context, r Request) (Response, error) {
+	code, err := httpGet(ctx, r.URL)
+	return Response{Code: code}, err
+}
