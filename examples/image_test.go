@@ -183,6 +183,10 @@ func TestImage(t *testing.T) {
 		})
 	}
 
+	t.Run("STOPSIGNAL SIGQUIT stops through pre-stop", func(t *testing.T) {
+		stopSignalImage(t, p, base, appImage, preStop, postStartMark)
+	})
+
 	t.Run("HEALTHCHECK turns healthy", func(t *testing.T) {
 		if !hasCheck(t, filepath.Join(dir, "tend")) {
 			t.Skip("tend does not accept --check yet (not in tend -h): skipping the HEALTHCHECK test")
