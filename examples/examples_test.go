@@ -6,6 +6,7 @@ package examples
 import (
 	"bytes"
 	"encoding/json"
+	"github.com/tend-init/tend/lifecycle"
 	"net"
 	"os"
 	"strconv"
@@ -96,9 +97,12 @@ func TestPodManifest(t *testing.T) {
 	if pod.Spec.TerminationGracePeriodSeconds == nil {
 		t.Fatal("terminationGracePeriodSeconds must be set, to match TEND_GRACE_PERIOD")
 	}
+	// tend's longest stop adds the minimal shutdown window after a pre-stop
+	// that used up the grace period.
+	window := lifecycle.Default().MinShutdownWindow
 	k8s := time.Duration(*pod.Spec.TerminationGracePeriodSeconds) * time.Second
-	if k8s < grace+drain || k8s > grace+drain+5*time.Second {
-		t.Errorf("terminationGracePeriodSeconds is %s; want TEND_GRACE_PERIOD %s + TEND_DRAIN_TIMEOUT %s plus at most 5s", k8s, grace, drain)
+	if k8s < grace+window+drain || k8s > grace+window+drain+5*time.Second {
+		t.Errorf("terminationGracePeriodSeconds is %s; want TEND_GRACE_PERIOD %s + the %s shutdown window + TEND_DRAIN_TIMEOUT %s plus at most 5s", k8s, grace, window, drain)
 	}
 }
 

@@ -3,6 +3,7 @@ package examples
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/tend-init/tend/lifecycle"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -109,8 +110,8 @@ func TestImage(t *testing.T) {
 	}
 	grace, err1 := time.ParseDuration(env["TEND_GRACE_PERIOD"])
 	drain, err2 := time.ParseDuration(env["TEND_DRAIN_TIMEOUT"])
-	if err1 != nil || err2 != nil || grace+drain >= 10*time.Second {
-		t.Fatalf("TEND_GRACE_PERIOD %q + TEND_DRAIN_TIMEOUT %q should fit in docker stop's 10s: %v %v",
+	if err1 != nil || err2 != nil || grace+lifecycle.Default().MinShutdownWindow+drain >= 10*time.Second {
+		t.Fatalf("TEND_GRACE_PERIOD %q + the shutdown window + TEND_DRAIN_TIMEOUT %q should fit in docker stop's 10s: %v %v",
 			env["TEND_GRACE_PERIOD"], env["TEND_DRAIN_TIMEOUT"], err1, err2)
 	}
 
