@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 	"time"
@@ -88,7 +89,7 @@ func buildConfig(v values) (*lifecycle.Config, error) {
 	return &cfg, nil
 }
 
-// probeConfig reads the health endpoint and probe flags.
+// probeConfig reads the health endpoint and the probes.
 func probeConfig(cfg *lifecycle.Config, v values) error {
 	if addr, ok := v.str("health-addr"); ok {
 		if err := probe.ParseAddr(addr); err != nil {
@@ -96,30 +97,97 @@ func probeConfig(cfg *lifecycle.Config, v values) error {
 		}
 		cfg.HealthAddr = addr
 	}
-	for _, p := range []struct {
-		flag string
-		dst  *probe.Checker
-	}{{"ready-probe", &cfg.ReadyProbe}, {"live-probe", &cfg.LiveProbe}} {
-		if s, ok := v.str(p.flag); ok {
-			c, err := probe.ParseSpec(s)
+	if err := probeParams(v, "probe-", &cfg.Probe); err != nil {
+		return err
+	}
+	names := map[string]bool{}
+	for _, kind := range []lifecycle.ProbeKind{lifecycle.ProbeStartup, lifecycle.ProbeReady, lifecycle.ProbeLive} {
+		k := kind.String()
+		params := cfg.Probe
+		if err := probeParams(v, k+"-probe-", &params); err != nil {
+			return err
+		}
+		vals := v.list(k + "-probe")
+		for i, val := range vals {
+			c, err := parseCheck(kind, val, params)
 			if err != nil {
-				return usagef("invalid --%s value %q: %v", p.flag, s, err)
+				return usagef("invalid --%s-probe value %q: %v", k, val, err)
 			}
-			*p.dst = c
+			if c.Name == "" {
+				// Unnamed checks are named by kind, and position when
+				// there are several.
+				c.Name = k
+				if len(vals) > 1 {
+					c.Name = fmt.Sprintf("%s-%d", k, i+1)
+				}
+			}
+			if names[c.Name] {
+				return usagef("invalid --%s-probe value %q: a check named %q already exists", k, val, c.Name)
+			}
+			names[c.Name] = true
+			cfg.Checks = append(cfg.Checks, c)
 		}
 	}
-	if s, ok := v.str("probe-initial-delay"); ok { // zero is allowed here, as in Kubernetes
+	return nil
+}
+
+// parseCheck reads one [NAME=]SPEC. Settings in a JSON Probe win over the
+// flags. Validation is Kubernetes' (core/v1 validation of Probe): the
+// success threshold of a liveness or startup probe must be 1.
+func parseCheck(kind lifecycle.ProbeKind, val string, p probe.Params) (lifecycle.Check, error) {
+	name, spec := splitName(val)
+	var c probe.Checker
+	var st probe.Settings
+	var err error
+	if probe.IsJSON(spec) {
+		c, st, err = probe.ParseJSON(spec)
+	} else {
+		c, err = probe.ParseSpec(spec)
+	}
+	if err != nil {
+		return lifecycle.Check{}, err
+	}
+	p = st.Apply(p)
+	switch {
+	case p.Period < minPeriod || p.Timeout < minPeriod:
+		return lifecycle.Check{}, fmt.Errorf("period and timeout must be at least %s", minPeriod)
+	case kind != lifecycle.ProbeReady && p.SuccessThreshold != 1:
+		return lifecycle.Check{}, fmt.Errorf("a %s probe's success threshold must be 1, as in Kubernetes, not %d", kind, p.SuccessThreshold)
+	}
+	return lifecycle.Check{Kind: kind, Name: name, Checker: c, Params: p}, nil
+}
+
+// splitName splits "NAME=SPEC". A name is lower-case letters, digits, '-'
+// and '_', starting with a letter, so that "db=tcp://…" is named while
+// "FOO=1 cmd" (a shell assignment) and "http://…?a=b" are not.
+func splitName(s string) (name, spec string) {
+	n, rest, ok := strings.Cut(s, "=")
+	if !ok || n == "" || n[0] < 'a' || n[0] > 'z' {
+		return "", s
+	}
+	for _, r := range n {
+		if !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '-' || r == '_') {
+			return "", s
+		}
+	}
+	return n, rest
+}
+
+// probeParams reads the five settings under prefix ("probe-" for the
+// shared ones, "ready-probe-" and so on for a kind's) into p.
+func probeParams(v values, prefix string, p *probe.Params) error {
+	if s, ok := v.str(prefix + "initial-delay"); ok { // zero is allowed here, as in Kubernetes
 		d, err := time.ParseDuration(strings.TrimSpace(s))
 		if err != nil || d < 0 {
-			return usagef("invalid --probe-initial-delay value %q: want a duration >= 0", s)
+			return usagef("invalid --%sinitial-delay value %q: want a duration >= 0", prefix, s)
 		}
-		cfg.Probe.InitialDelay = d
+		p.InitialDelay = d
 	}
 	for _, err := range []error{
-		v.period("probe-period", &cfg.Probe.Period),
-		v.period("probe-timeout", &cfg.Probe.Timeout),
-		v.count("probe-failure-threshold", &cfg.Probe.FailureThreshold),
-		v.count("probe-success-threshold", &cfg.Probe.SuccessThreshold),
+		v.period(prefix+"period", &p.Period),
+		v.period(prefix+"timeout", &p.Timeout),
+		v.count(prefix+"failure-threshold", &p.FailureThreshold),
+		v.count(prefix+"success-threshold", &p.SuccessThreshold),
 	} {
 		if err != nil {
 			return err

@@ -53,7 +53,7 @@ func flagSpecs() []flagSpec {
 		}
 		return out
 	}
-	return []flagSpec{
+	return append([]flagSpec{
 		{long: "subreaper", short: "s", kind: kindBool, env: []string{"TEND_SUBREAPER", "TINI_SUBREAPER"},
 			presence: map[string]bool{"TINI_SUBREAPER": true},
 			usage:    "register as a child subreaper, for when tend is not PID 1"},
@@ -90,10 +90,12 @@ func flagSpecs() []flagSpec {
 			usage: "time the rest of the tree gets after the app exits, `DUR`", def: d.DrainTimeout.String()},
 		{long: "health-addr", kind: kindValue, env: []string{"TEND_HEALTH_ADDR"},
 			usage: "serve /livez, /readyz and /metrics on `HOST:PORT` (bind 127.0.0.1 or the pod IP)"},
-		{long: "ready-probe", kind: kindValue, env: []string{"TEND_READY_PROBE"},
-			usage: "readiness probe `SPEC`: http://HOST:PORT/PATH, tcp://HOST:PORT, or a command"},
-		{long: "live-probe", kind: kindValue, env: []string{"TEND_LIVE_PROBE"},
-			usage: "liveness probe `SPEC`; when it fails, tend stops the app and exits 75"},
+		{long: "startup-probe", kind: kindList, env: []string{"TEND_STARTUP_PROBE"}, splitEnv: lines,
+			usage: "startup probe `[NAME=]SPEC`; liveness and readiness wait until it passes once; repeatable"},
+		{long: "ready-probe", kind: kindList, env: []string{"TEND_READY_PROBE"}, splitEnv: lines,
+			usage: "readiness probe `[NAME=]SPEC`: http(s)://HOST:PORT/PATH, tcp://HOST:PORT, a command, or a Kubernetes Probe as JSON; repeatable"},
+		{long: "live-probe", kind: kindList, env: []string{"TEND_LIVE_PROBE"}, splitEnv: lines,
+			usage: "liveness probe `[NAME=]SPEC`; when it fails, tend stops the app and exits 75; repeatable"},
 		{long: "probe-period", kind: kindValue, env: []string{"TEND_PROBE_PERIOD"}, usage: "probe every `DUR`", def: d.Probe.Period.String()},
 		{long: "probe-timeout", kind: kindValue, env: []string{"TEND_PROBE_TIMEOUT"}, usage: "bound each probe by `DUR`", def: d.Probe.Timeout.String()},
 		{long: "probe-initial-delay", kind: kindValue, env: []string{"TEND_PROBE_INITIAL_DELAY"}, usage: "wait `DUR` before the first probe", def: d.Probe.InitialDelay.String()},
@@ -102,7 +104,25 @@ func flagSpecs() []flagSpec {
 		{long: "check", kind: kindValue, usage: "HEALTHCHECK client: GET `URL` once, exit 0 on 200-399, else 1"},
 		{long: "check-timeout", kind: kindValue, usage: "bound --check by `DUR`", def: defaultCheckTimeout.String()},
 		{long: "version", kind: kindBool, usage: "print the version and exit"},
+	}, probeKindSpecs()...)
+}
+
+// probeSettings are the per-probe settings; each kind has its own flags,
+// which default to the shared --probe-* ones.
+var probeSettings = []string{"period", "timeout", "initial-delay", "failure-threshold", "success-threshold"}
+
+// probeKindSpecs are --KIND-probe-SETTING for startup, ready and live.
+func probeKindSpecs() []flagSpec {
+	var out []flagSpec
+	for _, kind := range []string{"startup", "ready", "live"} {
+		for _, set := range probeSettings {
+			long := kind + "-probe-" + set
+			out = append(out, flagSpec{long: long, kind: kindValue,
+				env:   []string{"TEND_" + strings.ToUpper(strings.ReplaceAll(kind+"_probe_"+set, "-", "_"))},
+				usage: "the " + kind + " probes' " + set + " (default: --probe-" + set + ")"})
+		}
 	}
+	return out
 }
 
 func envHelp(s flagSpec) string {

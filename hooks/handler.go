@@ -17,7 +17,7 @@ import (
 // for hooks. It is decoded strictly, into tend's own types.
 type handler struct {
 	Exec      *execAction     `json:"exec"`
-	HTTPGet   *httpGetAction  `json:"httpGet"`
+	HTTPGet   *HTTPGetHandler `json:"httpGet"`
 	Sleep     *sleepAction    `json:"sleep"`
 	TCPSocket json.RawMessage `json:"tcpSocket"`
 }
@@ -26,7 +26,9 @@ type execAction struct {
 	Command []string `json:"command"`
 }
 
-type httpGetAction struct {
+// HTTPGetHandler is core/v1 HTTPGetAction as JSON, shared by hooks and
+// probes: one grammar for an HTTP action.
+type HTTPGetHandler struct {
 	Host        string          `json:"host"`
 	Port        json.RawMessage `json:"port"`
 	Path        string          `json:"path"`
@@ -46,7 +48,7 @@ type sleepAction struct {
 // reported before the app starts.
 func parseHandler(s string) (Action, error) {
 	var h handler
-	if err := decodeStrict(s, &h); err != nil {
+	if err := DecodeStrict(s, &h); err != nil {
 		return nil, fmt.Errorf("hook %q is not a LifecycleHandler: %v", s, err)
 	}
 	n := 0
@@ -71,17 +73,17 @@ func parseHandler(s string) (Action, error) {
 		}
 		return Sleep{D: time.Duration(*h.Sleep.Seconds) * time.Second}, nil
 	}
-	a, err := h.HTTPGet.action()
+	a, err := h.HTTPGet.Action()
 	if err != nil {
 		return nil, fmt.Errorf("hook %q: %v", s, err)
 	}
 	return a, nil
 }
 
-// action builds the URL the kubelet would GET. host defaults to 127.0.0.1:
+// Action builds the URL the kubelet would GET. host defaults to 127.0.0.1:
 // the kubelet's default is the pod IP, which inside the container is the
 // container itself.
-func (g *httpGetAction) action() (HTTPGet, error) {
+func (g *HTTPGetHandler) Action() (HTTPGet, error) {
 	port, err := Port(g.Port)
 	if err != nil {
 		return HTTPGet{}, err
@@ -132,9 +134,9 @@ func Port(raw json.RawMessage) (int, error) {
 	return n, nil
 }
 
-// decodeStrict decodes one JSON value into v, refusing unknown fields and
+// DecodeStrict decodes one JSON value into v, refusing unknown fields and
 // anything after it.
-func decodeStrict(s string, v any) error {
+func DecodeStrict(s string, v any) error {
 	d := json.NewDecoder(strings.NewReader(s))
 	d.DisallowUnknownFields()
 	if err := d.Decode(v); err != nil {
@@ -154,4 +156,3 @@ func parseURL(s string) (Action, error) {
 	}
 	return HTTPGet{URL: s}, nil
 }
-

@@ -47,10 +47,21 @@ type Config struct {
 	// terminationMessagePath).
 	TerminationMessagePath string
 
-	HealthAddr string        // "" serves nothing
-	ReadyProbe probe.Checker // nil: none
-	LiveProbe  probe.Checker // nil: none
-	Probe      probe.Params
+	HealthAddr string // "" serves nothing
+	// Checks are the app probes, each named, of one kind, with its own
+	// settings. Several of a kind must all pass.
+	Checks []Check
+	// Probe holds the settings a check gets unless its kind's flags or
+	// its JSON form say otherwise.
+	Probe probe.Params
+}
+
+// Check is one named probe.
+type Check struct {
+	Kind    ProbeKind
+	Name    string // as in /readyz?verbose and the probe label of /metrics
+	Checker probe.Checker
+	Params  probe.Params
 }
 
 // Default is the Config with every default, each defined here once; the

@@ -1,7 +1,9 @@
 package lifecycle
 
 import (
+	"fmt"
 	"maps"
+	"strings"
 	"time"
 
 	"github.com/tend-init/tend/probe"
@@ -47,6 +49,7 @@ func (m *machine) publish() {
 	for k, v := range st.forwarded {
 		out.SignalsForwarded[signals.Name(k)] = v
 	}
+	out.Checks = m.checkStatuses()
 	out.Live, out.LiveReason = m.liveness()
 	out.Ready, out.ReadyReason = m.readiness()
 	m.w.publish(out)
@@ -57,6 +60,18 @@ func (m *machine) publish() {
 func (m *machine) liveness() (bool, string) {
 	if m.st.hasApp && m.st.appExited && !m.st.terminating {
 		return false, "not live: the app exited"
+	}
+	if m.st.hasApp || m.st.terminating {
+		// With an app, a failing liveness or startup check stops it;
+		// /livez stays 200 while it is stopped.
+		return true, "ok"
+	}
+	// Pause mode, the sidecar health responder: /livez reports the
+	// checks, and tend keeps running.
+	for _, k := range []ProbeKind{ProbeStartup, ProbeLive} {
+		if c, cs, bad := m.failingCheck(k); bad {
+			return false, fmt.Sprintf("not live: %s failing: %s", label(c), oneLineErr(cs.lastErr))
+		}
 	}
 	return true, "ok"
 }
@@ -73,10 +88,33 @@ func (m *machine) readiness() (bool, string) {
 			return false, "not ready: post-start running"
 		}
 		return false, "not ready: post-start failed"
-	case m.st.ready != nil && !m.st.ready.State():
-		return false, "not ready: readiness probe not passing"
+	case !m.st.started && m.hasChecks(ProbeStartup):
+		return false, "not ready: startup probe not passed yet"
+	}
+	if c, cs, bad := m.failingCheck(ProbeReady); bad {
+		if cs.lastErr == nil {
+			return false, fmt.Sprintf("not ready: %s not passed yet", label(c))
+		}
+		return false, fmt.Sprintf("not ready: %s failing: %s", label(c), oneLineErr(cs.lastErr))
 	}
 	return true, "ok"
+}
+
+func (m *machine) hasChecks(k ProbeKind) bool {
+	for _, c := range m.cfg.Checks {
+		if c.Kind == k {
+			return true
+		}
+	}
+	return false
+}
+
+// oneLineErr keeps a check's error on the one line /readyz answers with.
+func oneLineErr(err error) string {
+	if err == nil {
+		return "no result yet"
+	}
+	return strings.NewReplacer("\n", `\n`, "\r", `\r`).Replace(err.Error())
 }
 
 // heartbeat is how often the loop republishes while nothing happens, so

@@ -1,6 +1,7 @@
 package lifecycle
 
 import (
+	"errors"
 	"testing"
 
 	"github.com/tend-init/tend/hooks"
@@ -18,6 +19,7 @@ func TestReadinessAndLiveness(t *testing.T) {
 		st          state
 		postStart   int // configured post-start commands
 		runningHook bool
+		ready       bool // one readiness check, named db
 		wantReady   string
 		wantLive    string
 	}{
@@ -27,15 +29,22 @@ func TestReadinessAndLiveness(t *testing.T) {
 		{name: "post-start running", st: state{hasApp: true}, postStart: 1, runningHook: true, wantReady: "not ready: post-start running", wantLive: "ok"},
 		{name: "post-start failed", st: state{hasApp: true}, postStart: 1, wantReady: "not ready: post-start failed", wantLive: "ok"},
 		{name: "post-start done", st: state{hasApp: true, postStartOK: true}, postStart: 1, wantReady: "ok", wantLive: "ok"},
-		{name: "probe not passing", st: state{hasApp: true, ready: &failing}, wantReady: "not ready: readiness probe not passing", wantLive: "ok"},
-		{name: "probe passing", st: state{hasApp: true, ready: &passing}, wantReady: "ok", wantLive: "ok"},
-		{name: "stopping", st: state{hasApp: true, terminating: true, ready: &passing}, wantReady: "not ready: stopping", wantLive: "ok"},
+		{name: "probe not passing", st: state{hasApp: true, checks: []checkState{{t: failing}}}, ready: true, wantReady: "not ready: readiness probe db not passed yet", wantLive: "ok"},
+		{name: "probe failing", st: state{hasApp: true, checks: []checkState{{t: failing, lastErr: errors.New("status 503")}}}, ready: true, wantReady: "not ready: readiness probe db failing: status 503", wantLive: "ok"},
+		{name: "probe passing", st: state{hasApp: true, checks: []checkState{{t: passing}}}, ready: true, wantReady: "ok", wantLive: "ok"},
+		{name: "stopping", st: state{hasApp: true, terminating: true, checks: []checkState{{t: passing}}}, ready: true, wantReady: "not ready: stopping", wantLive: "ok"},
+		{name: "pause mode, check failing", st: state{checks: []checkState{{t: failing}}}, ready: true, wantReady: "not ready: readiness probe db not passed yet", wantLive: "ok"},
 		{name: "draining after a stop", st: state{hasApp: true, terminating: true, appExited: true}, wantReady: "not ready: stopping", wantLive: "ok"},
 		{name: "app exited by itself", st: state{hasApp: true, appExited: true}, wantReady: "not ready: the app exited", wantLive: "not live: the app exited"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			m, _ := newTestMachine(func(cfg *Config) { cfg.PostStart = make([]hooks.Action, c.postStart) })
+			m, _ := newTestMachine(func(cfg *Config) {
+				cfg.PostStart = make([]hooks.Action, c.postStart)
+				if c.ready {
+					cfg.Checks = []Check{{Kind: ProbeReady, Name: "db", Params: params}}
+				}
+			})
 			m.st = c.st
 			m.st.hooks = map[HookKind]*hookRun{}
 			if c.runningHook {

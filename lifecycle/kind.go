@@ -41,21 +41,25 @@ func (c *Config) hookCommands(k HookKind) []hooks.Action {
 	return nil
 }
 
-// ProbeKind names an app probe.
+// ProbeKind is what a check feeds: Kubernetes' startupProbe,
+// readinessProbe or livenessProbe.
 type ProbeKind int
 
 const (
 	probeNone ProbeKind = iota
-	probeReady
-	probeLive
+	ProbeStartup
+	ProbeReady
+	ProbeLive
 )
 
-// String is the probe's label in /metrics.
+// String is the kind's label in /metrics and in its flags.
 func (k ProbeKind) String() string {
 	switch k {
-	case probeReady:
+	case ProbeStartup:
+		return "startup"
+	case ProbeReady:
 		return "ready"
-	case probeLive:
+	case ProbeLive:
 		return "live"
 	}
 	return "probe(" + strconv.Itoa(int(k)) + ")"

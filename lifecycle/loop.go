@@ -36,6 +36,7 @@ type Loop struct {
 	// goroutine adds to it (see onOrphan).
 	orphans   atomic.Uint64
 	stopProbe context.CancelFunc
+	probeCtx  context.Context // nil until the first check starts
 }
 
 // New performs the set-up in the order that loses nothing: the parent-death
@@ -300,15 +301,21 @@ func (l *Loop) hookGet(ctx context.Context, h hooks.HTTPGet) error {
 }
 
 func (l *Loop) startProbes(runs []probeRun) {
-	ctx, cancel := context.WithCancel(context.Background())
-	l.stopProbe = cancel
+	// Every check shares one context, so stopProbes ends them all; a
+	// second call (the main checks after the startup ones) joins it.
+	if l.probeCtx == nil {
+		l.probeCtx, l.stopProbe = context.WithCancel(context.Background())
+	}
+	ctx := l.probeCtx
 	for _, r := range runs {
 		x := probe.Exec{Starter: l.reap, Env: r.env}
-		go probe.Run(ctx, r.checker, r.params, x, func(err error) {
+		go probe.Run(ctx, r.check.Checker, r.check.Params, x, func(err error) bool {
 			select {
-			case l.events <- probeDone{kind: r.kind, err: err}:
+			case l.events <- probeDone{idx: r.idx, err: err}:
 			case <-ctx.Done():
+				return false
 			}
+			return !(r.once && err == nil)
 		})
 	}
 }

@@ -24,8 +24,9 @@ type world interface {
 	// startHook runs cmds in the background and later delivers a
 	// hookDone event; deadline, when not zero, cuts it short.
 	startHook(kind HookKind, cmds []hooks.Action, env []string, deadline time.Time) context.CancelCauseFunc
-	// startProbes runs the probes in the background; each attempt comes
-	// back as a probeDone event until stopProbes.
+	// startProbes runs checks in the background; each attempt comes back
+	// as a probeDone event until stopProbes (or, for a once check, its
+	// first success).
 	startProbes(runs []probeRun)
 	stopProbes()
 	// signalRest signals every process left but tend, and says what it
@@ -40,12 +41,13 @@ type world interface {
 // errNoApp is signalApp's answer once the app is gone.
 var errNoApp = errors.New("no app running")
 
-// probeRun is one probe to start.
+// probeRun is one check to start.
 type probeRun struct {
-	kind    ProbeKind
-	checker probe.Checker
-	params  probe.Params
-	env     []string
+	idx   int // in Config.Checks
+	check Check
+	env   []string
+	// once: the check ends at its first success (a startup probe).
+	once bool
 }
 
 // Events are what the loop hands the machine, one at a time.
@@ -59,8 +61,8 @@ type (
 		dur  time.Duration
 	}
 	probeDone struct {
-		kind ProbeKind
-		err  error
+		idx int // in Config.Checks
+		err error
 	}
 	reaped struct {
 		none bool
@@ -101,8 +103,9 @@ type state struct {
 	drainBegan  time.Time
 	drainKilled bool
 
-	hooks       map[HookKind]*hookRun
-	ready, live *probe.Threshold // nil without that probe
+	hooks   map[HookKind]*hookRun
+	checks  []checkState // parallel to Config.Checks
+	started bool         // every startup check has passed once (or none)
 
 	// Counters for /metrics.
 	forwarded      map[unix.Signal]uint64
@@ -126,6 +129,7 @@ type machine struct {
 
 func newMachine(cfg *Config, log *Logger, w world, now func() time.Time, baseEnv []string) *machine {
 	return &machine{cfg: cfg, log: log, w: w, now: now, baseEnv: baseEnv, st: state{
+		checks:        newChecks(cfg.Checks),
 		hooks:         map[HookKind]*hookRun{},
 		forwarded:     map[unix.Signal]uint64{},
 		hookRuns:      map[probe.HookKey]uint64{},
@@ -141,6 +145,8 @@ func (m *machine) begin(pid int) {
 		m.transition(phasePause, "no program given: pause mode, reaping until TERM or INT")
 		if len(m.cfg.PostStart) > 0 {
 			m.startHook(hookPostStart, time.Time{})
+		} else {
+			m.startProbes()
 		}
 		m.publish()
 		return
@@ -324,8 +330,10 @@ func (m *machine) onPostStart(err error) {
 		m.st.postStartOK = true
 		if m.st.phase == phaseStarting && !m.st.appExited {
 			m.transition(phaseRunning, "post-start succeeded")
-			// As the kubelet, no probe runs until post-start is done;
-			// the initial delay counts from here.
+		}
+		// As the kubelet, no probe runs until post-start is done; the
+		// initial delay counts from here.
+		if m.st.phase == phaseRunning || m.st.phase == phasePause {
 			m.startProbes()
 		}
 		return

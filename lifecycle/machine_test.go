@@ -19,6 +19,11 @@ type step struct {
 	ev   event
 }
 
+// check is a TCP check of kind with the machine's shared settings.
+func check(c *Config, kind ProbeKind, name string) Check {
+	return Check{Kind: kind, Name: name, Checker: probe.TCP{Addr: "127.0.0.1:1"}, Params: c.Probe}
+}
+
 func ev(e event) step                     { return step{ev: e} }
 func after(d time.Duration, e event) step { return step{wait: d, ev: e} }
 
@@ -126,25 +131,24 @@ func TestMachine(t *testing.T) {
 		{
 			name: "liveness failure stops the app with 75",
 			cfg: func(c *Config) {
-				c.LiveProbe = probe.TCP{Addr: "127.0.0.1:1"}
-				c.ReadyProbe = probe.TCP{Addr: "127.0.0.1:2"}
+				c.Checks = []Check{check(c, ProbeLive, "live"), check(c, ProbeReady, "ready")}
 			},
 			pid: 42,
-			steps: []step{ev(probeDone{kind: probeLive, err: errBoom}), ev(probeDone{kind: probeLive, err: errBoom}),
-				ev(probeDone{kind: probeReady}), ev(probeDone{kind: probeLive, err: errBoom}),
-				ev(probeDone{kind: probeLive, err: errBoom}), ev(appExit{143})},
+			steps: []step{ev(probeDone{idx: 0, err: errBoom}), ev(probeDone{idx: 0, err: errBoom}),
+				ev(probeDone{idx: 1}), ev(probeDone{idx: 0, err: errBoom}),
+				ev(probeDone{idx: 0, err: errBoom}), ev(appExit{143})},
 			phases: "starting running stopping draining post-stop done",
-			acts: []string{"probe ready env=TEND_HOOK=ready-probe,TEND_APP_PID=42",
-				"probe live env=TEND_HOOK=live-probe,TEND_APP_PID=42", "stop probes", "signal SIGTERM"},
+			acts: []string{"probe live env=TEND_HOOK=live-probe,TEND_APP_PID=42",
+				"probe ready env=TEND_HOOK=ready-probe,TEND_APP_PID=42", "stop probes", "signal SIGTERM"},
 			code:   ExitLivenessFailed,
 			reason: "liveness probe failed 3 times in a row: tcp://127.0.0.1:1: boom",
 		},
 		{
 			name: "a probe tend could not run is unknown, never a failure",
-			cfg:  func(c *Config) { c.LiveProbe = probe.TCP{Addr: "127.0.0.1:1"} },
+			cfg:  func(c *Config) { c.Checks = []Check{check(c, ProbeLive, "live")} },
 			pid:  42,
-			steps: []step{ev(probeDone{kind: probeLive, err: errUnknown}), ev(probeDone{kind: probeLive, err: errUnknown}),
-				ev(probeDone{kind: probeLive, err: errUnknown}), ev(probeDone{kind: probeLive, err: errUnknown}), ev(appExit{0})},
+			steps: []step{ev(probeDone{err: errUnknown}), ev(probeDone{err: errUnknown}),
+				ev(probeDone{err: errUnknown}), ev(probeDone{err: errUnknown}), ev(appExit{0})},
 			phases: "starting running draining post-stop done",
 			acts:   []string{"probe live env=TEND_HOOK=live-probe,TEND_APP_PID=42"},
 			code:   0,
@@ -173,7 +177,7 @@ func TestMachine(t *testing.T) {
 		},
 		{
 			name:   "no probe runs while post-start runs",
-			cfg:    func(c *Config) { c.PostStart = cmd; c.LiveProbe = probe.TCP{Addr: "127.0.0.1:1"} },
+			cfg:    func(c *Config) { c.PostStart = cmd; c.Checks = []Check{check(c, ProbeLive, "live")} },
 			pid:    42,
 			steps:  []step{after(time.Second, hookDone{kind: hookPostStart}), ev(sigEvent{unix.SIGTERM}), ev(appExit{143})},
 			phases: "starting running stopping draining post-stop done",
@@ -204,14 +208,38 @@ func TestMachine(t *testing.T) {
 				c.StopSignal = unix.SIGQUIT
 				c.Rewrite[unix.SIGQUIT] = unix.SIGUSR2
 				c.Probe.FailureThreshold = 1
-				c.LiveProbe = probe.TCP{Addr: "127.0.0.1:1"}
+				c.Checks = []Check{check(c, ProbeLive, "live")}
 			},
 			pid:    42,
-			steps:  []step{ev(probeDone{kind: probeLive, err: errBoom}), ev(appExit{0})},
+			steps:  []step{ev(probeDone{err: errBoom}), ev(appExit{0})},
 			phases: "starting running stopping draining post-stop done",
 			acts:   []string{"probe live env=TEND_HOOK=live-probe,TEND_APP_PID=42", "stop probes", "signal SIGUSR2"},
 			code:   ExitLivenessFailed,
 			reason: "liveness probe failed 1 times in a row: tcp://127.0.0.1:1: boom",
+		},
+		{
+			name: "the startup probe gates the others, then stops for good",
+			cfg: func(c *Config) {
+				c.Checks = []Check{check(c, ProbeStartup, "startup"), check(c, ProbeLive, "live"), check(c, ProbeReady, "ready")}
+			},
+			pid: 42,
+			steps: []step{ev(probeDone{idx: 0, err: errBoom}), ev(probeDone{idx: 0}), ev(probeDone{idx: 2}),
+				ev(sigEvent{unix.SIGTERM}), ev(appExit{143})},
+			phases: "starting running stopping draining post-stop done",
+			acts: []string{"probe startup env=TEND_HOOK=startup-probe,TEND_APP_PID=42",
+				"probe live env=TEND_HOOK=live-probe,TEND_APP_PID=42", "probe ready env=TEND_HOOK=ready-probe,TEND_APP_PID=42",
+				"stop probes", "signal SIGTERM"},
+			code: 143,
+		},
+		{
+			name:   "a startup probe that never passes stops the app with 75",
+			cfg:    func(c *Config) { c.Checks = []Check{check(c, ProbeStartup, "startup"), check(c, ProbeLive, "live")} },
+			pid:    42,
+			steps:  []step{ev(probeDone{idx: 0, err: errBoom}), ev(probeDone{idx: 0, err: errBoom}), ev(probeDone{idx: 0, err: errBoom}), ev(appExit{143})},
+			phases: "starting running stopping draining post-stop done",
+			acts:   []string{"probe startup env=TEND_HOOK=startup-probe,TEND_APP_PID=42", "stop probes", "signal SIGTERM"},
+			code:   ExitLivenessFailed,
+			reason: "startup probe failed 3 times in a row: tcp://127.0.0.1:1: boom",
 		},
 		{
 			name:   "drain timeout: TERM, then KILL, then give up",
@@ -312,7 +340,7 @@ func TestInvalidEventsAreInternalErrors(t *testing.T) {
 		t.Fatalf("the refused transition must be logged as an internal error:\n%s", r.log.String())
 	}
 	// A probe attempt that was in flight when the stop began is dropped.
-	m.handle(probeDone{kind: probeLive, err: errBoom})
+	m.handle(probeDone{idx: 0, err: errBoom})
 	if m.st.internalErrors != 2 {
 		t.Fatalf("a late probe result is expected, not an internal error:\n%s", r.log.String())
 	}
@@ -331,5 +359,49 @@ func TestTransitionTable(t *testing.T) {
 	}
 	if len(next[phaseDone]) != 0 {
 		t.Error("done must be final")
+	}
+}
+
+// TestPauseModeProbes: the sidecar health responder. /readyz starts 503
+// and follows the readiness checks; a failing liveness check turns /livez
+// 503 and stops nothing.
+func TestPauseModeProbes(t *testing.T) {
+	m, r := newTestMachine(func(c *Config) {
+		c.Checks = []Check{check(c, ProbeReady, "db"), check(c, ProbeLive, "api")}
+	})
+	m.begin(0)
+	type want struct{ ready, live bool }
+	expect := func(step string, w want) {
+		t.Helper()
+		st := r.published
+		if st == nil || st.Ready != w.ready || st.Live != w.live {
+			t.Fatalf("%s: published %+v, want ready=%v live=%v", step, st, w.ready, w.live)
+		}
+	}
+	expect("start", want{ready: false, live: true})
+	m.handle(probeDone{idx: 0})
+	expect("db up", want{ready: true, live: true})
+	m.handle(probeDone{idx: 0, err: errBoom})
+	m.handle(probeDone{idx: 0, err: errBoom})
+	m.handle(probeDone{idx: 0, err: errBoom})
+	expect("db down", want{ready: false, live: true})
+	if !strings.Contains(r.published.ReadyReason, "readiness probe db failing: boom") {
+		t.Fatalf("reason %q", r.published.ReadyReason)
+	}
+	for i := 0; i < 3; i++ {
+		m.handle(probeDone{idx: 1, err: errBoom})
+	}
+	expect("api down", want{ready: false, live: false})
+	if m.st.phase != phasePause || m.st.exitOverride != 0 {
+		t.Fatalf("a failing liveness check in pause mode must not stop tend: phase %s", m.st.phase)
+	}
+	m.handle(probeDone{idx: 1})
+	expect("api up", want{ready: false, live: true})
+	m.handle(sigEvent{unix.SIGTERM})
+	if m.st.phase != phaseDone || m.exitCode() != 0 {
+		t.Fatalf("TERM still ends pause mode with 0: phase %s, code %d", m.st.phase, m.exitCode())
+	}
+	if got := r.published.Checks; len(got) != 2 || got[0].Name != "db" || got[0].Kind != "ready" || got[1].Up != true {
+		t.Fatalf("checks %+v", got)
 	}
 }

@@ -7,60 +7,171 @@ import (
 	"github.com/tend-init/tend/probe"
 )
 
-// startProbes starts the configured app probes. The readiness probe starts
-// failing (not ready until it passes), the liveness probe passing.
-func (m *machine) startProbes() {
-	var runs []probeRun
-	add := func(kind ProbeKind, c probe.Checker, initial bool) *probe.Threshold {
-		if c == nil {
-			return nil
-		}
-		t := probe.NewThreshold(m.cfg.Probe, initial)
-		env := childEnv(m.baseEnv, kind.String()+"-probe", m.appPidIfRunning(), nil)
-		runs = append(runs, probeRun{kind: kind, checker: c, params: m.cfg.Probe, env: env})
-		return &t
+// checkState is what the machine knows of one check.
+type checkState struct {
+	t       probe.Threshold
+	lastErr error // the last failure, for /readyz?verbose and the log
+	passed  bool  // a startup check that has passed once
+}
+
+// newChecks starts each check in the kubelet's initial state: readiness
+// failing (not ready until it passes), liveness and startup passing until
+// their failure threshold.
+func newChecks(cs []Check) []checkState {
+	out := make([]checkState, len(cs))
+	for i, c := range cs {
+		out[i].t = probe.NewThreshold(c.Params, c.Kind != ProbeReady)
 	}
-	m.st.ready = add(probeReady, m.cfg.ReadyProbe, false)
-	m.st.live = add(probeLive, m.cfg.LiveProbe, true)
+	return out
+}
+
+// startProbes runs the startup checks, or, when there are none, the
+// readiness and liveness checks: "Disable other probes until container has
+// started" (the kubelet's prober worker).
+func (m *machine) startProbes() {
+	var startup []probeRun
+	for i, c := range m.cfg.Checks {
+		if c.Kind == ProbeStartup {
+			startup = append(startup, m.probeRun(i, true))
+		}
+	}
+	if len(startup) == 0 {
+		m.startMainProbes()
+		return
+	}
+	m.w.startProbes(startup)
+}
+
+func (m *machine) startMainProbes() {
+	m.st.started = true
+	var runs []probeRun
+	for i, c := range m.cfg.Checks {
+		if c.Kind != ProbeStartup {
+			runs = append(runs, m.probeRun(i, false))
+		}
+	}
 	if len(runs) > 0 {
 		m.w.startProbes(runs)
 	}
 }
 
+func (m *machine) probeRun(i int, once bool) probeRun {
+	c := m.cfg.Checks[i]
+	return probeRun{idx: i, check: c, once: once, env: childEnv(m.baseEnv, c.Kind.String()+"-probe", m.appPidIfRunning(), nil)}
+}
+
 func (m *machine) onProbe(r probeDone) {
-	if m.st.phase != phaseStarting && m.st.phase != phaseRunning {
+	switch m.st.phase {
+	case phaseRunning, phasePause:
+	default:
 		// An attempt that was under way when the stop began.
-		m.log.Debugf("%s probe result in phase %s ignored", r.kind, m.st.phase)
+		m.log.Debugf("probe result in phase %s ignored", m.st.phase)
 		return
 	}
-	t := m.st.ready
-	if r.kind == probeLive {
-		t = m.st.live
-	}
-	if t == nil {
-		m.internalError(fmt.Errorf("a result for the %s probe, which was never started", r.kind))
+	if r.idx < 0 || r.idx >= len(m.st.checks) {
+		m.internalError(fmt.Errorf("a result for check %d, which does not exist", r.idx))
 		return
 	}
+	c, cs := m.cfg.Checks[r.idx], &m.st.checks[r.idx]
 	if errors.Is(r.err, probe.ErrUnknown) {
 		// tend's own resource shortage, not the app's failure: counted
 		// and logged, never fed to the threshold.
-		m.st.probeResults[probe.ProbeKey{Probe: r.kind.String(), Result: "unknown"}]++
-		m.log.Warnf("%s probe: %v", r.kind, r.err)
+		m.st.probeResults[probe.ProbeKey{Probe: c.Name, Result: "unknown"}]++
+		m.log.Warnf("%s check %s: %v", c.Kind, c.Name, r.err)
 		return
 	}
+	m.st.probeResults[probe.ProbeKey{Probe: c.Name, Result: outcome(r.err == nil)}]++
 	if r.err != nil {
-		m.log.Debugf("%s probe failed: %v", r.kind, r.err)
+		cs.lastErr = r.err
+		m.log.Debugf("%s check %s failed: %v", c.Kind, c.Name, r.err)
 	}
-	m.st.probeResults[probe.ProbeKey{Probe: r.kind.String(), Result: outcome(r.err == nil)}]++
-	passing, changed := t.Observe(r.err == nil)
+	passing, changed := cs.t.Observe(r.err == nil)
+	if c.Kind == ProbeStartup && r.err == nil {
+		m.onStartupPassed(r.idx)
+		return
+	}
 	if !changed {
 		return
 	}
-	m.log.Infof("%s probe is now %s", r.kind, map[bool]string{true: "passing", false: "failing"}[passing])
-	if r.kind == probeLive && !passing {
-		m.st.exitOverride = ExitLivenessFailed
-		why := fmt.Sprintf("liveness probe failed %d times in a row: %s: %v", m.cfg.Probe.FailureThreshold, m.cfg.LiveProbe, r.err)
-		m.decided(why)
-		m.beginStop(m.ownStopSignal(), why)
+	m.log.Infof("%s is now %s", label(c), map[bool]string{true: "passing", false: "failing"}[passing])
+	if passing || c.Kind == ProbeReady {
+		return
 	}
+	// A liveness or startup check failed.
+	why := fmt.Sprintf("%s failed %d times in a row: %s: %v", label(c), c.Params.FailureThreshold, c.Checker, r.err)
+	if m.st.phase == phasePause {
+		// A sidecar: /livez says so, and the orchestrator restarts
+		// whatever it attributes the probe to. tend keeps running.
+		m.log.Warnf("%s: /livez answers 503", why)
+		return
+	}
+	m.st.exitOverride = ExitLivenessFailed
+	m.decided(why)
+	m.beginStop(m.ownStopSignal(), why)
+}
+
+// onStartupPassed marks a startup check passed; once every one has, the
+// readiness and liveness checks begin.
+func (m *machine) onStartupPassed(i int) {
+	if m.st.checks[i].passed {
+		return
+	}
+	m.st.checks[i].passed = true
+	for j, c := range m.cfg.Checks {
+		if c.Kind == ProbeStartup && !m.st.checks[j].passed {
+			return
+		}
+	}
+	m.log.Infof("startup probe passed: starting the readiness and liveness probes")
+	m.startMainProbes()
+}
+
+// label names a check in messages: "liveness probe" for the one unnamed
+// liveness check, "readiness probe db" for a named one.
+func label(c Check) string {
+	word := "readiness probe"
+	switch c.Kind {
+	case ProbeStartup:
+		word = "startup probe"
+	case ProbeLive:
+		word = "liveness probe"
+	}
+	if c.Name == c.Kind.String() {
+		return word
+	}
+	return word + " " + c.Name
+}
+
+// failingCheck returns the first check of kind that is failing, if any;
+// startup checks count for both /readyz and /livez until they pass.
+func (m *machine) failingCheck(kind ProbeKind) (Check, checkState, bool) {
+	for i, c := range m.cfg.Checks {
+		cs := m.st.checks[i]
+		if c.Kind == kind && !cs.t.State() {
+			return c, cs, true
+		}
+	}
+	return Check{}, checkState{}, false
+}
+
+// checkStatuses is every check's state, for /readyz?verbose, /livez?verbose
+// and tend_probe_up.
+func (m *machine) checkStatuses() []probe.CheckStatus {
+	out := make([]probe.CheckStatus, len(m.cfg.Checks))
+	for i, c := range m.cfg.Checks {
+		cs := m.st.checks[i]
+		up := cs.t.State()
+		if c.Kind == ProbeStartup {
+			up = cs.passed
+		}
+		st := probe.CheckStatus{Name: c.Name, Kind: c.Kind.String(), Up: up}
+		if !up {
+			st.Detail = "not passed yet"
+			if cs.lastErr != nil {
+				st.Detail = oneLineErr(cs.lastErr)
+			}
+		}
+		out[i] = st
+	}
+	return out
 }

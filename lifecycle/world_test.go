@@ -66,7 +66,7 @@ func tendVars(env []string) []string {
 
 func (r *recorder) startProbes(runs []probeRun) {
 	for _, p := range runs {
-		r.act("probe %s env=%s", p.kind, strings.Join(tendVars(p.env), ","))
+		r.act("probe %s env=%s", p.check.Name, strings.Join(tendVars(p.env), ","))
 	}
 }
 

@@ -1,6 +1,10 @@
 package probe
 
-import "context"
+import (
+	"context"
+
+	"github.com/tend-init/tend/hooks"
+)
 
 // Header is one request header; an empty Value removes a default header.
 type Header struct{ Name, Value string }
@@ -22,3 +26,6 @@ func Get(ctx context.Context, r Request) (Response, error) {
 	code, err := httpGet(ctx, r.URL)
 	return Response{Code: code}, err
 }
+
+// newHTTP is the HTTP checker for a JSON httpGet handler.
+func newHTTP(a hooks.HTTPGet) HTTP { return HTTP{URL: a.URL} }

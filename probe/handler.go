@@ -11,8 +11,11 @@ const textPlain = "text/plain; charset=utf-8"
 // answer renders the whole response to a parsed request, so that it goes
 // out in one write.
 func (s *Server) answer(method, target string) []byte {
-	path, _, _ := strings.Cut(target, "?")
+	path, query, _ := strings.Cut(target, "?")
 	code, ctype, body := s.respond(method, path)
+	if verbose(query) && (path == "/readyz" || path == "/livez") && (code == 200 || code == 503) {
+		body = s.verbose(path, code == 200)
+	}
 	extra := ""
 	if code == 405 {
 		extra = "Allow: GET, HEAD\r\n" // RFC 9110 requires it with a 405
@@ -100,4 +103,58 @@ func statusText(code int) string {
 		return "Service Unavailable"
 	}
 	return ""
+}
+
+// verbose reports whether a query asks for ?verbose, as kube-apiserver's
+// health endpoints take it.
+func verbose(query string) bool {
+	for _, kv := range strings.Split(query, "&") {
+		if k, _, _ := strings.Cut(kv, "="); k == "verbose" {
+			return true
+		}
+	}
+	return false
+}
+
+// verbose lists each check that the endpoint answers for, kube-apiserver's
+// way: "[+]db ok" or "[-]api failed: status 503", then the verdict. The
+// startup checks gate both endpoints. A reason that no check explains
+// (post-start running, stopping, ...) is listed as [-]lifecycle.
+func (s *Server) verbose(path string, ok bool) string {
+	st := s.status.Load()
+	kind, word, reason := "ready", "readyz", ""
+	if path == "/livez" {
+		kind, word = "live", "livez"
+	}
+	var b strings.Builder
+	failed := false
+	if st != nil {
+		for _, c := range st.Checks {
+			if c.Kind != kind && c.Kind != "startup" {
+				continue
+			}
+			if c.Up {
+				b.WriteString("[+]" + c.Name + " ok\n")
+			} else {
+				failed = true
+				b.WriteString("[-]" + c.Name + " failed: " + c.Detail + "\n")
+			}
+		}
+		reason = st.ReadyReason
+		if path == "/livez" {
+			reason = st.LiveReason
+		}
+	}
+	if !ok && !failed {
+		if reason == "" {
+			reason = "starting"
+		}
+		b.WriteString("[-]lifecycle failed: " + reason + "\n")
+	}
+	if ok {
+		b.WriteString(word + " check passed\n")
+	} else {
+		b.WriteString(word + " check failed\n")
+	}
+	return b.String()
 }

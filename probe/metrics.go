@@ -57,6 +57,10 @@ func metrics(st *Status, procs *procCache) string {
 	for _, k := range sortedBy(st.ProbeResults, func(k ProbeKey) string { return k.Probe + "\x00" + k.Result }) {
 		v("probe_results_total", labels("probe", k.Probe, "result", k.Result), float64(st.ProbeResults[k]))
 	}
+	m("probe_up", "gauge", "Whether each check passes (1) or not (0), by check name and kind.")
+	for _, c := range st.Checks {
+		v("probe_up", labels("probe", c.Name, "kind", c.Kind), b2f(c.Up))
+	}
 	m("terminating", "gauge", "Whether a stop has begun (1) or not (0).")
 	v("terminating", "", b2f(st.Terminating))
 	procMetrics(procs, m, v)

@@ -1,8 +1,8 @@
 package probe
 
 import (
-	"errors"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -240,10 +240,12 @@ func TestExecProbeAndRun(t *testing.T) {
 	out := make(chan error)
 	ctx, cancel := context.WithCancel(context.Background())
 	go Run(ctx, s, Params{Period: 10 * time.Millisecond, Timeout: time.Second}, Exec{Starter: r, Env: os.Environ()},
-		func(err error) {
+		func(err error) bool {
 			select {
 			case out <- err:
+				return true
 			case <-ctx.Done():
+				return false
 			}
 		})
 	for i := 0; i < 3; i++ {

@@ -12,11 +12,11 @@ type Params struct {
 	FailureThreshold, SuccessThreshold int
 }
 
-// Run waits InitialDelay, then probes every Period until ctx is done, and
-// hands each attempt's result to report (nil when it passed). An attempt
-// cut short because ctx ended is not reported: the stop, not the target,
-// ended it.
-func Run(ctx context.Context, c Checker, p Params, x Exec, report func(error)) {
+// Run waits InitialDelay, then probes every Period until ctx is done or
+// report returns false, and hands each attempt's result to report (nil when
+// it passed). An attempt cut short because ctx ended is not reported: the
+// stop, not the target, ended it.
+func Run(ctx context.Context, c Checker, p Params, x Exec, report func(error) bool) {
 	wait := p.InitialDelay
 	for {
 		t := time.NewTimer(wait)
@@ -30,7 +30,9 @@ func Run(ctx context.Context, c Checker, p Params, x Exec, report func(error)) {
 		if ctx.Err() != nil {
 			return
 		}
-		report(err)
+		if !report(err) {
+			return
+		}
 		wait = p.Period
 	}
 }

@@ -25,9 +25,19 @@ type Status struct {
 	HookRuns                map[HookKey]uint64
 	HookDurations           map[string]Histogram
 	ProbeResults            map[ProbeKey]uint64
+	Checks                  []CheckStatus
 	// Published is when the loop last published: a stale snapshot means
 	// the loop is stuck, and /livez says so.
 	Published time.Time
+}
+
+// CheckStatus is one named check, for /readyz?verbose, /livez?verbose and
+// tend_probe_up.
+type CheckStatus struct {
+	Name   string
+	Kind   string // startup, ready or live
+	Up     bool
+	Detail string // why not, when not up
 }
 
 // NumBuckets is the number of finite histogram buckets.

@@ -1,0 +1,159 @@
+package probe
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/tend-init/tend/hooks"
+)
+
+// Settings are the probe settings a JSON Probe may carry; nil means "as the
+// flags say". They win over the flags.
+type Settings struct {
+	Period, Timeout, InitialDelay      *time.Duration
+	FailureThreshold, SuccessThreshold *int
+}
+
+// Apply overrides p with what s sets.
+func (s Settings) Apply(p Params) Params {
+	for _, d := range []struct {
+		from *time.Duration
+		to   *time.Duration
+	}{{s.Period, &p.Period}, {s.Timeout, &p.Timeout}, {s.InitialDelay, &p.InitialDelay}} {
+		if d.from != nil {
+			*d.to = *d.from
+		}
+	}
+	if s.FailureThreshold != nil {
+		p.FailureThreshold = *s.FailureThreshold
+	}
+	if s.SuccessThreshold != nil {
+		p.SuccessThreshold = *s.SuccessThreshold
+	}
+	return p
+}
+
+// jsonProbe is Kubernetes' core/v1 Probe as JSON: one handler and the
+// settings, decoded strictly into tend's own types.
+type jsonProbe struct {
+	Exec                          *struct{ Command []string } `json:"exec"`
+	HTTPGet                       *hooks.HTTPGetHandler       `json:"httpGet"`
+	TCPSocket                     *tcpSocket                  `json:"tcpSocket"`
+	GRPC                          json.RawMessage             `json:"grpc"`
+	InitialDelaySeconds           *int32                      `json:"initialDelaySeconds"`
+	TimeoutSeconds                *int32                      `json:"timeoutSeconds"`
+	PeriodSeconds                 *int32                      `json:"periodSeconds"`
+	SuccessThreshold              *int32                      `json:"successThreshold"`
+	FailureThreshold              *int32                      `json:"failureThreshold"`
+	TerminationGracePeriodSeconds json.RawMessage             `json:"terminationGracePeriodSeconds"`
+}
+
+type tcpSocket struct {
+	Host string          `json:"host"`
+	Port json.RawMessage `json:"port"`
+}
+
+// ParseJSON reads a Probe in Kubernetes' JSON shape, such as a container's
+// livenessProbe pasted into TEND_LIVE_PROBE. Unknown fields, no handler or
+// two, a named port and values out of range (Kubernetes' validation:
+// seconds >= 1, initialDelaySeconds >= 0) are errors.
+func ParseJSON(s string) (Checker, Settings, error) {
+	var p jsonProbe
+	if err := hooks.DecodeStrict(s, &p); err != nil {
+		return nil, Settings{}, fmt.Errorf("probe %q is not a Kubernetes Probe: %v", s, err)
+	}
+	n := 0
+	for _, set := range []bool{p.Exec != nil, p.HTTPGet != nil, p.TCPSocket != nil, p.GRPC != nil} {
+		if set {
+			n++
+		}
+	}
+	switch {
+	case n != 1:
+		return nil, Settings{}, fmt.Errorf("probe %q: want exactly one of exec, httpGet or tcpSocket, got %d", s, n)
+	case p.GRPC != nil:
+		return nil, Settings{}, fmt.Errorf("probe %q: grpc probes are not supported (a gRPC client would about double tend's size); use exec with grpc_health_probe", s)
+	case p.TerminationGracePeriodSeconds != nil:
+		return nil, Settings{}, fmt.Errorf("probe %q: a probe's own terminationGracePeriodSeconds is not supported; use --grace-period", s)
+	}
+	c, err := p.checker()
+	if err != nil {
+		return nil, Settings{}, fmt.Errorf("probe %q: %v", s, err)
+	}
+	st, err := p.settings()
+	if err != nil {
+		return nil, Settings{}, fmt.Errorf("probe %q: %v", s, err)
+	}
+	return c, st, nil
+}
+
+func (p *jsonProbe) checker() (Checker, error) {
+	switch {
+	case p.Exec != nil:
+		if len(p.Exec.Command) == 0 || p.Exec.Command[0] == "" {
+			return nil, errors.New("exec.command needs a program")
+		}
+		return Command{Cmd: hooks.Command{Argv: p.Exec.Command}}, nil
+	case p.HTTPGet != nil:
+		a, err := p.HTTPGet.Action()
+		if err != nil {
+			return nil, err
+		}
+		return newHTTP(a), nil
+	}
+	port, err := hooks.Port(p.TCPSocket.Port)
+	if err != nil {
+		return nil, fmt.Errorf("tcpSocket: %v", err)
+	}
+	host := p.TCPSocket.Host
+	if host == "" {
+		host = "127.0.0.1" // the kubelet's default is the pod IP: this container
+	}
+	return TCP{Addr: net.JoinHostPort(host, strconv.Itoa(port))}, nil
+}
+
+func (p *jsonProbe) settings() (Settings, error) {
+	var st Settings
+	secs := func(name string, v *int32, min int32, dst **time.Duration) error {
+		if v == nil {
+			return nil
+		}
+		if *v < min {
+			return fmt.Errorf("%s must be >= %d, got %d", name, min, *v)
+		}
+		d := time.Duration(*v) * time.Second
+		*dst = &d
+		return nil
+	}
+	count := func(name string, v *int32, dst **int) error {
+		if v == nil {
+			return nil
+		}
+		if *v < 1 {
+			return fmt.Errorf("%s must be >= 1, got %d", name, *v)
+		}
+		n := int(*v)
+		*dst = &n
+		return nil
+	}
+	for _, err := range []error{
+		secs("periodSeconds", p.PeriodSeconds, 1, &st.Period),
+		secs("timeoutSeconds", p.TimeoutSeconds, 1, &st.Timeout),
+		secs("initialDelaySeconds", p.InitialDelaySeconds, 0, &st.InitialDelay),
+		count("failureThreshold", p.FailureThreshold, &st.FailureThreshold),
+		count("successThreshold", p.SuccessThreshold, &st.SuccessThreshold),
+	} {
+		if err != nil {
+			return Settings{}, err
+		}
+	}
+	return st, nil
+}
+
+// IsJSON reports whether a probe value is in the JSON form.
+func IsJSON(s string) bool { return strings.HasPrefix(strings.TrimSpace(s), "{") }
