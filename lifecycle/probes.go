@@ -83,7 +83,7 @@ func (m *machine) onProbe(r probeDone) {
 	m.st.probeResults[probe.ProbeKey{Probe: c.Name, Result: outcome(r.err == nil)}]++
 	if r.err != nil {
 		cs.lastErr = r.err
-		m.log.Debugf("%s check %s failed: %v", c.Kind, c.Name, r.err)
+		m.log.Debugf("%s attempt failed: %v", label(c), r.err)
 	}
 	passing, changed := cs.t.Observe(r.err == nil)
 	if c.Kind == ProbeStartup && r.err == nil {

@@ -1,0 +1,214 @@
+package main_test
+
+import (
+	"net"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// TestStartupProbe: liveness waits for startup; a startup probe that never
+// passes stops the app with 75 and says so in the termination message.
+func TestStartupProbe(t *testing.T) {
+	dir := t.TempDir()
+	started := filepath.Join(dir, "started")
+	p := startTend(t, opts{pid1: true}, "-vv", "--probe-period", "20ms", "--startup-probe-failure-threshold", "1000",
+		"--startup-probe", "test -e "+started,
+		"--live-probe", "echo live-ran >> "+dir+"/live",
+		"--", "sleep", "30")
+	p.stderr.wait(t, "phase starting -> running", 10*time.Second)
+	// Several startup attempts fail; no liveness attempt may run.
+	p.stderr.waitCount(t, "startup probe attempt failed", 5, 10*time.Second)
+	if _, err := os.Stat(dir + "/live"); err == nil {
+		t.Fatal("the liveness probe ran before the startup probe passed")
+	}
+	if err := os.WriteFile(started, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p.stderr.wait(t, "startup probe passed", 5*time.Second)
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		if b, _ := os.ReadFile(dir + "/live"); strings.Count(string(b), "live-ran") >= 3 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the liveness probe never ran after startup passed")
+		}
+	}
+	p.signal(syscall.SIGTERM)
+	p.wait(10 * time.Second)
+
+	msg := filepath.Join(dir, "termination-log")
+	start := time.Now()
+	code, _, errOut := runTend(t, opts{pid1: true}, "--termination-message-path", msg,
+		"--startup-probe", "exit 1", "--startup-probe-period", "50ms", "--startup-probe-failure-threshold", "4", "--", "sleep", "30")
+	took := time.Since(start)
+	b, _ := os.ReadFile(msg)
+	if code != 75 || !strings.HasPrefix(string(b), "startup probe failed 4 times in a row") {
+		t.Fatalf("want 75 and the reason, got %d %q\n%s", code, b, errOut)
+	}
+	if took < 150*time.Millisecond { // the 4th attempt comes 3 periods after the first
+		t.Fatalf("stopped after %s, before the threshold could be reached", took)
+	}
+}
+
+// TestProbeSettingsPerKind: each kind runs at its own period; invalid
+// settings stop tend before the app starts.
+func TestProbeSettingsPerKind(t *testing.T) {
+	dir := t.TempDir()
+	p := startTend(t, opts{pid1: true}, "--ready-probe-period", "20ms", "--live-probe-period", "200ms",
+		"--ready-probe", "echo r >> "+dir+"/ready", "--live-probe", "echo l >> "+dir+"/live", "--", "sleep", "30")
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		r, _ := os.ReadFile(dir + "/ready")
+		if strings.Count(string(r), "r") >= 20 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the readiness probe ran %d times", strings.Count(string(r), "r"))
+		}
+	}
+	r, _ := os.ReadFile(dir + "/ready")
+	l, _ := os.ReadFile(dir + "/live")
+	nr, nl := strings.Count(string(r), "r"), strings.Count(string(l), "l")
+	// 10x the period: allow a lot of slack for a loaded machine, but the
+	// two must differ.
+	if nl == 0 || nl*3 > nr {
+		t.Fatalf("ready ran %d times, live %d: want about 10 ready runs per live run", nr, nl)
+	}
+	p.signal(syscall.SIGTERM)
+	p.wait(10 * time.Second)
+
+	for _, bad := range [][]string{
+		{"--live-probe-success-threshold", "2", "--live-probe", "true"},
+		{"--startup-probe-success-threshold", "3", "--startup-probe", "true"},
+		{"--probe-success-threshold", "2", "--live-probe", "true"},
+		{"--ready-probe-period", "5ms", "--ready-probe", "true"},
+		{"--live-probe-timeout", "0s", "--live-probe", "true"},
+		{"--ready-probe-failure-threshold", "0", "--ready-probe", "true"},
+		{"--ready-probe", "db=true", "--ready-probe", "db=true"},
+	} {
+		code, _, errOut := runTend(t, opts{}, append(bad, "--", "sh", "-c", "touch "+dir+"/started")...)
+		if code != 1 || strings.Count(strings.TrimSpace(errOut), "\n") != 0 {
+			t.Errorf("%q: want exit 1 and one line, got %d %q", bad, code, errOut)
+		}
+	}
+	if _, err := os.Stat(dir + "/started"); err == nil {
+		t.Fatal("an invalid probe let the app start")
+	}
+}
+
+// TestProbeJSON: each Kubernetes Probe form runs, with its settings
+// winning over the flags; each malformed one is one line and exit 1.
+func TestProbeJSON(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	port := ln.Addr().(*net.TCPAddr).Port
+	addr := freeAddr(t)
+	p := startTend(t, opts{pid1: true}, "--health-addr", addr, "--probe-period", "1h",
+		"--ready-probe", `tcp={"tcpSocket":{"port":`+itoa(port)+`},"periodSeconds":1}`,
+		"--ready-probe", `cmd={"exec":{"command":["true"]},"periodSeconds":1}`,
+		"--live-probe", `{"httpGet":{"port":`+portOf(addr)+`,"path":"/livez"},"periodSeconds":1,"failureThreshold":3}`,
+		"--", "sleep", "30")
+	body := waitStatus(t, addr, "/readyz?verbose", 200, 10*time.Second)
+	if !strings.Contains(body, "[+]tcp ok") || !strings.Contains(body, "[+]cmd ok") {
+		t.Fatalf("/readyz?verbose: %q", body)
+	}
+	if body := waitStatus(t, addr, "/livez?verbose", 200, 5*time.Second); !strings.Contains(body, "[+]live ok") {
+		t.Fatalf("/livez?verbose: %q", body)
+	}
+	p.signal(syscall.SIGTERM)
+	p.wait(10 * time.Second)
+	for _, bad := range []string{
+		`{"tcpSocket":{"port":80},"bogus":1}`,
+		`{"tcpSocket":{"port":80},"exec":{"command":["true"]}}`,
+		`{"periodSeconds":1}`,
+		`{"tcpSocket":{"port":"http"}}`,
+		`{"tcpSocket":{"port":0}}`,
+		`{"exec":{"command":["true"]},"periodSeconds":0}`,
+		`{"exec":{"command":["true"]},"failureThreshold":-1}`,
+		`{"grpc":{"port":9000}}`,
+	} {
+		code, _, errOut := runTend(t, opts{}, "--ready-probe", bad, "--", "true")
+		if code != 1 || strings.Count(strings.TrimSpace(errOut), "\n") != 0 {
+			t.Errorf("%s: want exit 1 and one line, got %d %q", bad, code, errOut)
+		}
+	}
+}
+
+// TestNamedChecks: /readyz is 503 while any readiness check fails, and
+// ?verbose lists each by name.
+func TestNamedChecks(t *testing.T) {
+	dir := t.TempDir()
+	addr := freeAddr(t)
+	p := startTend(t, opts{pid1: true}, "--health-addr", addr, "--probe-period", "20ms", "--probe-failure-threshold", "1",
+		"--ready-probe", "db=true", "--ready-probe", "api=test -e "+dir+"/api-up", "--", "sleep", "30")
+	body := waitStatus(t, addr, "/readyz?verbose", 503, 10*time.Second)
+	for deadline := time.Now().Add(10 * time.Second); !strings.Contains(body, "[+]db ok"); body = waitStatus(t, addr, "/readyz?verbose", 503, 5*time.Second) {
+		if time.Now().After(deadline) {
+			t.Fatalf("db never passed: %q", body)
+		}
+	}
+	if !strings.Contains(body, "[-]api failed: ") || !strings.HasSuffix(body, "readyz check failed") {
+		t.Fatalf("/readyz?verbose: %q", body)
+	}
+	if err := os.WriteFile(dir+"/api-up", nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	body = waitStatus(t, addr, "/readyz?verbose", 200, 10*time.Second)
+	if body != "[+]db ok\n[+]api ok\nreadyz check passed" {
+		t.Fatalf("/readyz?verbose: %q", body)
+	}
+	m := scrape(t, addr)
+	if m["tend_probe_up"] != 1 {
+		t.Fatalf("tend_probe_up: %v", m)
+	}
+	p.signal(syscall.SIGTERM)
+	p.wait(10 * time.Second)
+}
+
+// TestSidecarPauseMode: with no program, tend probes and serves the
+// result. /readyz is 503 until the TCP target listens, 200 while it does,
+// 503 after; a failing liveness check turns /livez 503 and tend runs on;
+// TERM exits 0.
+func TestSidecarPauseMode(t *testing.T) {
+	target := freeAddr(t)
+	dir := t.TempDir()
+	addr := freeAddr(t)
+	p := startTend(t, opts{pid1: true}, "--health-addr", addr, "--probe-period", "20ms", "--probe-failure-threshold", "1",
+		"--ready-probe", "tcp://"+target, "--live-probe", "test ! -e "+dir+"/sick")
+	waitStatus(t, addr, "/readyz", 503, 10*time.Second)
+	ln, err := net.Listen("tcp", target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitStatus(t, addr, "/readyz", 200, 10*time.Second)
+	_ = ln.Close()
+	waitStatus(t, addr, "/readyz", 503, 10*time.Second)
+	waitStatus(t, addr, "/livez", 200, 5*time.Second)
+	if err := os.WriteFile(dir+"/sick", nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if body := waitStatus(t, addr, "/livez", 503, 10*time.Second); !strings.Contains(body, "liveness probe failing") {
+		t.Fatalf("/livez: %q", body)
+	}
+	if err := syscall.Kill(p.pid, 0); err != nil {
+		t.Fatal("tend stopped on a failing liveness check in pause mode")
+	}
+	p.signal(syscall.SIGTERM)
+	if code := p.wait(10 * time.Second); code != 0 {
+		t.Fatalf("TERM ends pause mode with 0, got %d", code)
+	}
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }
+
+func portOf(addr string) string {
+	_, port, _ := net.SplitHostPort(addr)
+	return port
+}
