@@ -198,7 +198,7 @@ func scrapeProbe(t *testing.T, addr string) float64 {
 	t.Helper()
 	_, body := status(addr, "/metrics")
 	for _, l := range strings.Split(body, "\n") {
-		if strings.HasPrefix(l, `tend_probe_results_total{probe="live",result="success"} `) {
+		if strings.HasPrefix(l, `tend_probe_results_total{probe="live",kind="live",result="success"} `) {
 			n, _ := strconv.ParseFloat(strings.Fields(l)[1], 64)
 			return n
 		}

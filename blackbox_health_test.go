@@ -122,7 +122,7 @@ func TestProbesOfEveryKind(t *testing.T) {
 				"--probe-period", "50ms", "--", fakeappBin, "signals", "TERM", "0")
 			waitStatus(t, addr, "/readyz", 200, 10*time.Second)
 			_, metrics := status(addr, "/metrics")
-			if !strings.Contains(metrics, `tend_probe_results_total{probe="ready",result="success"}`) {
+			if !strings.Contains(metrics, `tend_probe_results_total{probe="ready",kind="ready",result="success"}`) {
 				t.Fatalf("probe results not counted:\n%s", metrics)
 			}
 			p.signal(syscall.SIGTERM)

@@ -100,7 +100,6 @@ func probeConfig(cfg *lifecycle.Config, v values) error {
 	if err := probeParams(v, "probe-", &cfg.Probe); err != nil {
 		return err
 	}
-	names := map[string]bool{}
 	for _, kind := range []lifecycle.ProbeKind{lifecycle.ProbeStartup, lifecycle.ProbeReady, lifecycle.ProbeLive} {
 		k := kind.String()
 		params := cfg.Probe
@@ -108,6 +107,7 @@ func probeConfig(cfg *lifecycle.Config, v values) error {
 			return err
 		}
 		vals := v.list(k + "-probe")
+		names := map[string]bool{} // per kind: db may be both a readiness and a liveness check
 		for i, val := range vals {
 			c, err := parseCheck(kind, val, params)
 			if err != nil {

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"os"
 	"reflect"
 	"strings"
 	"testing"
@@ -201,5 +202,24 @@ func TestExpandShort(t *testing.T) {
 		if got := expandShort(c.in, specs); !reflect.DeepEqual(got, c.want) {
 			t.Errorf("%q: got %q want %q", c.in, got, c.want)
 		}
+	}
+}
+
+// TestSidecarExampleParses runs the sidecar example's arguments through the
+// real parser: pause mode, with a named readiness and liveness check.
+func TestSidecarExampleParses(t *testing.T) {
+	b, err := os.ReadFile("examples/kubernetes/sidecar.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	args := []string{"tend"}
+	for _, l := range strings.Split(string(b), "\n") {
+		if a, ok := strings.CutPrefix(strings.TrimSpace(l), "- --"); ok {
+			args = append(args, "--"+a)
+		}
+	}
+	cfg := mustParse(t, envOf(), args[1:]...)
+	if len(cfg.Args) != 0 || len(cfg.Checks) != 2 || cfg.Checks[0].Name != "redis" || cfg.Checks[1].Params.FailureThreshold != 5 {
+		t.Fatalf("want pause mode with two checks named redis, got %+v", cfg)
 	}
 }

@@ -6,13 +6,13 @@ package examples
 import (
 	"bytes"
 	"encoding/json"
-	"github.com/tend-init/tend/lifecycle"
 	"net"
 	"os"
 	"strconv"
 	"testing"
 	"time"
 
+	"github.com/tend-init/tend/lifecycle"
 	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/yaml"
 )

@@ -3,7 +3,6 @@ package examples
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/tend-init/tend/lifecycle"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -11,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/tend-init/tend/lifecycle"
 )
 
 // imageInfo is the part of `podman image inspect` that the test reads.

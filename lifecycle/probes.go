@@ -76,11 +76,11 @@ func (m *machine) onProbe(r probeDone) {
 	if errors.Is(r.err, probe.ErrUnknown) {
 		// tend's own resource shortage, not the app's failure: counted
 		// and logged, never fed to the threshold.
-		m.st.probeResults[probe.ProbeKey{Probe: c.Name, Result: "unknown"}]++
+		m.st.probeResults[probe.ProbeKey{Probe: c.Name, Kind: c.Kind.String(), Result: "unknown"}]++
 		m.log.Warnf("%s check %s: %v", c.Kind, c.Name, r.err)
 		return
 	}
-	m.st.probeResults[probe.ProbeKey{Probe: c.Name, Result: outcome(r.err == nil)}]++
+	m.st.probeResults[probe.ProbeKey{Probe: c.Name, Kind: c.Kind.String(), Result: outcome(r.err == nil)}]++
 	if r.err != nil {
 		cs.lastErr = r.err
 		m.log.Debugf("%s attempt failed: %v", label(c), r.err)

@@ -54,8 +54,8 @@ func metrics(st *Status, procs *procCache) string {
 		v("hook_duration_seconds_count", labels("hook", name), float64(h.Count))
 	}
 	m("probe_results_total", "counter", "App probe attempts, by probe and result.")
-	for _, k := range sortedBy(st.ProbeResults, func(k ProbeKey) string { return k.Probe + "\x00" + k.Result }) {
-		v("probe_results_total", labels("probe", k.Probe, "result", k.Result), float64(st.ProbeResults[k]))
+	for _, k := range sortedBy(st.ProbeResults, func(k ProbeKey) string { return k.Probe + "\x00" + k.Kind + "\x00" + k.Result }) {
+		v("probe_results_total", labels("probe", k.Probe, "kind", k.Kind, "result", k.Result), float64(st.ProbeResults[k]))
 	}
 	m("probe_up", "gauge", "Whether each check passes (1) or not (0), by check name and kind.")
 	for _, c := range st.Checks {

@@ -18,7 +18,7 @@ func TestMetricsParse(t *testing.T) {
 		SignalsForwarded: map[string]uint64{"SIGTERM": 1, "SIGUSR1": 7},
 		HookRuns:         map[HookKey]uint64{{"post-start", "success"}: 1, {"pre-stop", "failure"}: 2},
 		HookDurations:    map[string]Histogram{"post-start": h},
-		ProbeResults:     map[ProbeKey]uint64{{"ready", "success"}: 5},
+		ProbeResults:     map[ProbeKey]uint64{{"ready", "ready", "success"}: 5},
 		Published:        time.Now(),
 	})
 	code, body := get(t, s, "GET", "/metrics")

@@ -9,8 +9,9 @@ import "time"
 // HookKey labels tend_hook_runs_total.
 type HookKey struct{ Hook, Result string }
 
-// ProbeKey labels tend_probe_results_total.
-type ProbeKey struct{ Probe, Result string }
+// ProbeKey labels tend_probe_results_total: the check's name and kind, and
+// success, failure or unknown.
+type ProbeKey struct{ Probe, Kind, Result string }
 
 // Status is an immutable snapshot that the event loop publishes after every
 // event. Handlers only ever read the latest one; they never call the loop.
