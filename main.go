@@ -19,6 +19,7 @@ import (
 )
 
 func main() {
+	probe.Version = version
 	os.Exit(run(context.Background(), os.Args, os.LookupEnv, os.Stdout, os.Stderr))
 }
 

@@ -6,6 +6,10 @@ import (
 	"github.com/tend-init/tend/hooks"
 )
 
+// Version is tend's version, set by package main: the User-Agent of every
+// request, and tend_build_info.
+var Version = "dev"
+
 // Header is one request header; an empty Value removes a default header.
 type Header struct{ Name, Value string }
 

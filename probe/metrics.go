@@ -2,6 +2,7 @@ package probe
 
 import (
 	"fmt"
+	"runtime"
 	"sort"
 	"strconv"
 	"strings"
@@ -64,6 +65,8 @@ func metrics(st *Status, procs *procCache) string {
 	m("terminating", "gauge", "Whether a stop has begun (1) or not (0).")
 	v("terminating", "", b2f(st.Terminating))
 	procMetrics(procs, m, v)
+	buildInfo(&b)
+	selfMetrics(&b)
 	return b.String()
 }
 
@@ -76,7 +79,12 @@ func procMetrics(procs *procCache, m func(name, typ, help string), v func(name, 
 		m("namespace_zombies", "gauge", "Zombie processes in tend's PID namespace.")
 		v("namespace_zombies", "", float64(n.zombies))
 	}
-	// tend's own figures cost a few small reads, so they stay exact.
+}
+
+// selfMetrics adds tend's own process figures under the names Prometheus'
+// client libraries use (process_*, no tend_ prefix), so that stock
+// dashboards work. They cost a few small reads, so they stay exact.
+func selfMetrics(b *strings.Builder) {
 	fs, err := procfs.NewDefaultFS()
 	if err != nil {
 		return
@@ -85,18 +93,29 @@ func procMetrics(procs *procCache, m func(name, typ, help string), v func(name, 
 	if err != nil {
 		return
 	}
+	m := func(name, typ, help string, val float64) {
+		fmt.Fprintf(b, "# HELP %s %s\n# TYPE %s %s\n%s %s\n", name, help, name, typ, name, strconv.FormatFloat(val, 'g', -1, 64))
+	}
 	if st, err := self.Stat(); err == nil {
-		m("process_resident_memory_bytes", "gauge", "tend's resident memory.")
-		v("process_resident_memory_bytes", "", float64(st.ResidentMemory()))
+		m("process_cpu_seconds_total", "counter", "Total user and system CPU time spent in seconds.", st.CPUTime())
+		m("process_resident_memory_bytes", "gauge", "Resident memory size in bytes.", float64(st.ResidentMemory()))
+		m("process_virtual_memory_bytes", "gauge", "Virtual memory size in bytes.", float64(st.VirtualMemory()))
 		if start, err := st.StartTime(); err == nil {
-			m("process_start_time_seconds", "gauge", "When tend started, in seconds since the epoch.")
-			v("process_start_time_seconds", "", start)
+			m("process_start_time_seconds", "gauge", "Start time of the process since unix epoch in seconds.", start)
 		}
 	}
 	if n, err := self.FileDescriptorsLen(); err == nil {
-		m("process_open_fds", "gauge", "File descriptors tend holds open.")
-		v("process_open_fds", "", float64(n))
+		m("process_open_fds", "gauge", "Number of open file descriptors.", float64(n))
 	}
+	if l, err := self.Limits(); err == nil {
+		m("process_max_fds", "gauge", "Maximum number of open file descriptors.", float64(l.OpenFiles))
+	}
+}
+
+// buildInfo is tend_build_info, the usual way to export a version.
+func buildInfo(b *strings.Builder) {
+	fmt.Fprintf(b, "# HELP tend_build_info tend's version and the Go version it was built with.\n# TYPE tend_build_info gauge\ntend_build_info%s 1\n",
+		labels("version", Version, "goversion", runtime.Version()))
 }
 
 // labels renders {k="v",...}, escaping values as the format requires.

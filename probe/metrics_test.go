@@ -45,12 +45,12 @@ func TestMetricsParse(t *testing.T) {
 			t.Errorf("%s = %v, want %v", name, got, v)
 		}
 	}
-	for _, name := range []string{"tend_namespace_processes", "tend_namespace_zombies", "tend_process_resident_memory_bytes", "tend_process_open_fds", "tend_process_start_time_seconds"} {
+	for _, name := range []string{"tend_namespace_processes", "tend_namespace_zombies", "process_resident_memory_bytes", "process_open_fds", "process_start_time_seconds", "process_max_fds", "process_cpu_seconds_total", "tend_build_info"} {
 		if _, ok := fams[name]; !ok {
 			t.Errorf("%s missing", name)
 		}
 	}
-	if rss := fams["tend_process_resident_memory_bytes"].GetMetric()[0].GetGauge().GetValue(); rss < 1<<20 {
+	if rss := fams["process_resident_memory_bytes"].GetMetric()[0].GetGauge().GetValue(); rss < 1<<20 {
 		t.Errorf("implausible RSS %v", rss)
 	}
 	sig := fams["tend_signals_forwarded_total"].GetMetric()
