@@ -4,7 +4,9 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
+	"syscall"
 	"testing"
 )
 
@@ -18,6 +20,10 @@ var (
 )
 
 func TestMain(m *testing.M) {
+	// Under nohup (some CI runners) HUP arrives ignored, and what this
+	// process starts would inherit SIG_IGN: handling it here gives every
+	// child the default action again, as the tests expect.
+	signal.Notify(make(chan os.Signal, 1), syscall.SIGHUP)
 	dir, err := os.MkdirTemp("", "tend-test-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
