@@ -58,10 +58,13 @@ fuzz:
 	  done; \
 	done
 
+# release builds static binaries for the platforms tini ships for (arm is
+# v7), with SHA256SUMS.
+RELEASE_ARCHES := amd64 arm64 arm 386 ppc64le s390x riscv64
 release:
 	rm -rf $(OUT)/release && mkdir -p $(OUT)/release
-	for arch in amd64 arm64; do \
-	  $(BUILDENV) GOOS=linux GOARCH=$$arch $(GO) build $(BUILDARGS) -o $(OUT)/release/tend-linux-$$arch . || exit 1; \
+	for arch in $(RELEASE_ARCHES); do \
+	  $(BUILDENV) GOOS=linux GOARCH=$$arch GOARM=7 $(GO) build $(BUILDARGS) -o $(OUT)/release/tend-linux-$$arch . || exit 1; \
 	done
 	cd $(OUT)/release && sha256sum tend-linux-* > SHA256SUMS && cat SHA256SUMS
 
