@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 )
 
@@ -80,10 +81,17 @@ func isHTTPVersion(s string) bool {
 func isDigit(c byte) bool { return c >= '0' && c <= '9' }
 
 // clip shortens what an error quotes from a peer: a whole 4 KiB line would
-// swamp the one-line reason that --check prints.
+// swamp the one-line reason that --check prints. The bound is on the
+// quoted form, 64 bytes, since %q writes a stray byte as four (\xa0):
+// FuzzResponseHead found a 54-byte status line that made a 201-byte reason.
 func clip(s string) string {
-	if len(s) > 64 {
-		return s[:64] + "..."
+	const most = 64
+	if len(s) <= most && len(strconv.Quote(s)) <= most+2 {
+		return s
 	}
-	return s
+	n := min(len(s), most)
+	for n > 0 && len(strconv.Quote(s[:n])) > most+2 {
+		n-- // at most 64 quotes of at most 64 bytes, and only on an error
+	}
+	return s[:n] + "..."
 }
