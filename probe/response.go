@@ -22,35 +22,41 @@ var errResponseTooLarge = errors.New("response head too large")
 // readResponseHead reads from at most limit bytes of r the status line of
 // the final response and returns its code, 101 or 200..999. Interim 1xx
 // responses are skipped with their headers; the final response's headers
-// and body are never read, since the code is the whole probe, so a large
-// but valid header on the app's health response cannot fail it.
+// are left unread. Get goes on to read them with readHead; this first
+// stage is kept on its own so that it can be fuzzed and tested alone.
 func readResponseHead(r io.Reader, limit int) (int, error) {
-	l := newLineReader(r, limit, errResponseTooLarge)
+	code, _, err := readStatus(newLineReader(r, limit, errResponseTooLarge))
+	return code, err
+}
+
+// readStatus is readResponseHead on a lineReader that the caller goes on
+// reading, and also returns the final response's version ("HTTP/1.1").
+func readStatus(l *lineReader) (code int, proto string, err error) {
 	for interim := 0; ; interim++ {
 		line, err := l.line()
 		if err != nil {
 			if errors.Is(err, errResponseTooLarge) {
-				return 0, err
+				return 0, "", err
 			}
-			return 0, fmt.Errorf("reading the status line: %w", err)
+			return 0, "", fmt.Errorf("reading the status line: %w", err)
 		}
 		code, err := parseStatusLine(line)
 		if err != nil {
-			return 0, err
+			return 0, "", err
 		}
 		if code >= 200 || code == 101 {
-			return code, nil
+			return code, line[:len("HTTP/1.1")], nil
 		}
 		if interim == maxInterim {
-			return 0, fmt.Errorf("more than %d interim responses", maxInterim)
+			return 0, "", fmt.Errorf("more than %d interim responses", maxInterim)
 		}
 		for {
 			h, err := l.line()
 			if err != nil {
 				if errors.Is(err, errResponseTooLarge) {
-					return 0, err
+					return 0, "", err
 				}
-				return 0, fmt.Errorf("reading an interim response: %w", err)
+				return 0, "", fmt.Errorf("reading an interim response: %w", err)
 			}
 			if h == "" {
 				break

@@ -27,8 +27,13 @@ type Exec struct {
 	Env     []string
 }
 
-// HTTP passes on a 200-399 status, as Kubernetes' httpGet.
-type HTTP struct{ URL string }
+// HTTP passes on a 200-399 status, as Kubernetes' httpGet: it follows
+// redirects to the same host, and does not verify an https server's
+// certificate. HTTP{URL: u} is a complete probe; Headers are optional.
+type HTTP struct {
+	URL     string   // http:// or https://
+	Headers []Header // as Request.Headers: Kubernetes' httpHeaders
+}
 
 // TCP passes when a connection opens, as Kubernetes' tcpSocket.
 type TCP struct{ Addr string }
@@ -70,11 +75,20 @@ func (h HTTP) String() string    { return h.URL }
 func (t TCP) String() string     { return "tcp://" + t.Addr }
 func (c Command) String() string { return c.Cmd.String() }
 
-// Check makes one GET.
+// Check makes one GET, following redirects as the kubelet does.
 func (h HTTP) Check(ctx context.Context, _ Exec, timeout time.Duration) error {
+	_, err := h.CheckNote(ctx, timeout)
+	return err
+}
+
+// CheckNote is Check that also returns Response.Note, which the caller
+// should log: the kubelet records a warning event for the same things (a
+// redirect to another host that counted as success, say). The Checker
+// interface has no room for it, hence a second method.
+func (h HTTP) CheckNote(ctx context.Context, timeout time.Duration) (note string, err error) {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	return checkStatus(httpGet(ctx, h.URL))
+	return checkGet(ctx, Request{URL: h.URL, Headers: h.Headers, FollowRedirects: true})
 }
 
 // Check opens and closes one connection.
