@@ -10,7 +10,7 @@ import (
 )
 
 func ExampleParseSpec() {
-	for _, s := range []string{"http://127.0.0.1:8080/healthz", "tcp://127.0.0.1:5432", `["/bin/check"]`, "https://x/"} {
+	for _, s := range []string{"http://127.0.0.1:8080/healthz", "tcp://127.0.0.1:5432", `["/bin/check"]`, "https://127.0.0.1:8443/healthz", "grpc://x:1"} {
 		spec, err := probe.ParseSpec(s)
 		fmt.Println(spec, err)
 	}
@@ -18,7 +18,8 @@ func ExampleParseSpec() {
 	// http://127.0.0.1:8080/healthz <nil>
 	// tcp://127.0.0.1:5432 <nil>
 	// ["/bin/check"] <nil>
-	// <nil> probe "https://x/": https is not supported
+	// https://127.0.0.1:8443/healthz <nil>
+	// <nil> probe "grpc://x:1": unsupported scheme (want http://, https:// or tcp://)
 }
 
 func ExampleThreshold() {

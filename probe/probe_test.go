@@ -1,8 +1,8 @@
 package probe
 
 import (
-	"errors"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -30,7 +30,10 @@ func TestParseSpec(t *testing.T) {
 		{"pg_isready -q", "probe.Command"},
 		{`["/bin/check","--fast"]`, "probe.Command"},
 		{"http://", ""},
-		{"https://x:1/", ""},
+		{"https://x:1/", "probe.HTTP"},
+		{"https://[::1]:8443/healthz", "probe.HTTP"},
+		{"https://", ""},
+		{"https://x:/", ""},
 		{"grpc://x:1", ""},
 		{"echo http://x", "probe.Command"},
 		{"tcp://nohost", ""},

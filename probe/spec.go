@@ -42,18 +42,18 @@ type TCP struct{ Addr string }
 // through the reaper, in its own process group, killed whole on timeout.
 type Command struct{ Cmd hooks.Command }
 
-// ParseSpec reads a probe: "http://HOST:PORT/PATH", "tcp://HOST:PORT", or
-// else a hook command (shell string or JSON exec array).
+// ParseSpec reads a probe: "http://HOST:PORT/PATH", "https://HOST:PORT/PATH",
+// "tcp://HOST:PORT", or else a hook command (shell string or JSON exec
+// array).
 func ParseSpec(s string) (Checker, error) {
 	switch {
-	case strings.HasPrefix(s, "http://"):
+	case strings.HasPrefix(s, "http://"), strings.HasPrefix(s, "https://"):
+		scheme, _, _ := strings.Cut(s, ":")
 		u, err := url.Parse(s)
 		if err != nil || u.Host == "" || u.Port() == "" && strings.HasSuffix(u.Host, ":") {
-			return nil, fmt.Errorf("probe %q: want http://HOST:PORT/PATH", s)
+			return nil, fmt.Errorf("probe %q: want %s://HOST:PORT/PATH", s, scheme)
 		}
 		return HTTP{URL: s}, nil
-	case strings.HasPrefix(s, "https://"):
-		return nil, fmt.Errorf("probe %q: https is not supported", s)
 	case strings.HasPrefix(s, "tcp://"):
 		addr := strings.TrimPrefix(s, "tcp://")
 		if _, port, err := net.SplitHostPort(addr); err != nil || port == "" {
@@ -62,7 +62,7 @@ func ParseSpec(s string) (Checker, error) {
 		return TCP{Addr: addr}, nil
 	case isURL(s):
 		// grpc://, ftp://... would otherwise run as a shell command.
-		return nil, fmt.Errorf("probe %q: unsupported scheme (want http:// or tcp://)", s)
+		return nil, fmt.Errorf("probe %q: unsupported scheme (want http://, https:// or tcp://)", s)
 	}
 	c, err := hooks.Parse(s)
 	if err != nil {
