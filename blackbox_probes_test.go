@@ -1,7 +1,16 @@
 package main_test
 
 import (
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/pem"
+	"math/big"
 	"net"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -211,4 +220,47 @@ func itoa(n int) string { return strconv.Itoa(n) }
 func portOf(addr string) string {
 	_, port, _ := net.SplitHostPort(addr)
 	return port
+}
+
+// TestHTTPSProbeAndCheck: an https probe passes against a self-signed
+// server (unverified, as the kubelet); --check --check-ca passes with the
+// server's CA and fails with another.
+func TestHTTPSProbeAndCheck(t *testing.T) {
+	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
+	defer srv.Close()
+	dir := t.TempDir()
+	right := filepath.Join(dir, "right.pem")
+	if err := os.WriteFile(right, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw}), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// Every httptest server shares one certificate: make another CA.
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "another CA"},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour), IsCA: true, BasicConstraintsValid: true,
+		KeyUsage: x509.KeyUsageCertSign}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wrong := filepath.Join(dir, "wrong.pem")
+	if err := os.WriteFile(wrong, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	addr := freeAddr(t)
+	p := startTend(t, opts{pid1: true}, "--health-addr", addr, "--probe-period", "20ms", "--ready-probe", srv.URL+"/ready", "--", "sleep", "30")
+	waitStatus(t, addr, "/readyz", 200, 10*time.Second)
+	p.signal(syscall.SIGTERM)
+	p.wait(10 * time.Second)
+	if code, _, errOut := runTend(t, opts{}, "--check", srv.URL+"/", "--check-ca", right); code != 0 {
+		t.Fatalf("--check-ca with the server's CA: %d %s", code, errOut)
+	}
+	if code, _, errOut := runTend(t, opts{}, "--check", srv.URL+"/", "--check-ca", wrong); code != 1 || !strings.Contains(errOut, "certificate") {
+		t.Fatalf("--check-ca with another CA must fail: %d %s", code, errOut)
+	}
+	if code, _, errOut := runTend(t, opts{}, "--check", srv.URL+"/"); code != 0 {
+		t.Fatalf("--check https without a CA is unverified, as the kubelet: %d %s", code, errOut)
+	}
 }

@@ -167,7 +167,7 @@ func TestHTTPPreStop(t *testing.T) {
 	}
 	mu.Lock()
 	defer mu.Unlock()
-	if len(seen) != 2 || seen[0] != "/quitquitquit " || !strings.HasPrefix(seen[1], "/drain") {
+	if len(seen) != 2 || seen[0] != "/quitquitquit " || seen[1] != "/drain stop" {
 		t.Fatalf("the server saw %q", seen)
 	}
 	if !p.stderr.has("pre-stop succeeded") || !p.stdout.has("app-got-term") {

@@ -8,6 +8,7 @@ package main
 
 import (
 	"context"
+	"crypto/x509"
 	"fmt"
 	"io"
 	"os"
@@ -31,7 +32,7 @@ func run(ctx context.Context, args []string, env lookupEnv, stdout, stderr io.Wr
 	cfg, check, err := parseConfig(args, env, stdout)
 	if err == nil && check != nil {
 		// A HEALTHCHECK client: no app, no reaping, no PID 1 needed.
-		if err = probe.Check(check.url, check.timeout); err != nil {
+		if err = runCheck(check); err != nil {
 			err = fmt.Errorf("check %s: %v", check.url, err)
 		}
 		cfg = nil
@@ -57,6 +58,26 @@ var version = "dev"
 type checkReq struct {
 	url     string
 	timeout time.Duration // defaultCheckTimeout unless given
+	ca      string        // --check-ca: verify https against this PEM file
+}
+
+// runCheck makes the one GET. https is not verified, as the kubelet's
+// probes, unless --check-ca names the CA to verify against.
+func runCheck(c *checkReq) error {
+	req := probe.Request{URL: c.url}
+	if c.ca != "" {
+		pem, err := os.ReadFile(c.ca)
+		if err != nil {
+			return err
+		}
+		req.CA = x509.NewCertPool()
+		if !req.CA.AppendCertsFromPEM(pem) {
+			return fmt.Errorf("--check-ca %s holds no PEM certificate", c.ca)
+		}
+		req.Verify = true
+	}
+	_, err := probe.CheckWith(req, c.timeout)
+	return err
 }
 
 const defaultCheckTimeout = time.Second
@@ -83,6 +104,7 @@ func parseConfig(args []string, env lookupEnv, stdout io.Writer) (*lifecycle.Con
 			return nil, nil, usagef("--check needs a URL, got an empty value")
 		}
 		c := &checkReq{url: url, timeout: defaultCheckTimeout}
+		c.ca, _ = v.str("check-ca")
 		return nil, c, v.duration("check-timeout", &c.timeout)
 	}
 	cfg, err := buildConfig(v)

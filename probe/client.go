@@ -5,52 +5,43 @@ import (
 	"errors"
 	"fmt"
 	"net"
-	"net/url"
 	"strings"
 	"time"
 )
 
-// httpGet makes one HTTP/1.1 GET and returns the status code. It is the
-// smallest client that Kubernetes-style probes and --check need: plain
-// http, no redirects followed (a 3xx already counts as success), no body,
-// and at most maxResponseHead bytes read whatever the server sends.
-func httpGet(ctx context.Context, rawURL string) (int, error) {
-	u, err := url.Parse(rawURL)
-	if err != nil {
-		return 0, err
-	}
-	if u.Scheme != "http" {
-		return 0, fmt.Errorf("unsupported scheme %q (only http)", u.Scheme)
-	}
-	host := u.Host
-	if u.Port() == "" {
-		host = net.JoinHostPort(u.Hostname(), "80")
-	}
-	var d net.Dialer
-	c, err := d.DialContext(ctx, "tcp", host)
-	if err != nil {
-		return 0, err
-	}
-	defer func() { _ = c.Close() }() // the code is already read, or the error says why not
-	if dl, ok := ctx.Deadline(); ok {
-		_ = c.SetDeadline(dl) // fails only on a closed conn, which the write reports
-	}
-	path := u.RequestURI()
-	req := "GET " + path + " HTTP/1.1\r\nHost: " + u.Host + "\r\nUser-Agent: tend-probe\r\nAccept: */*\r\nConnection: close\r\n\r\n"
-	if _, err := c.Write([]byte(req)); err != nil {
-		return 0, err
-	}
-	// Bounded: a broken or hostile server can make this fail, never make
-	// tend (PID 1, whose death takes the namespace down) grow.
-	return readResponseHead(c, maxResponseHead)
+// httpGet makes one GET of url with the defaults of Get, no redirect
+// followed (a 3xx already counts as success), and returns the status code.
+func httpGet(ctx context.Context, url string) (int, error) {
+	resp, err := Get(ctx, Request{URL: url})
+	return resp.Code, err
 }
 
 // Check is the --check client: one GET of url, nil on a 200-399 status,
-// otherwise an error with a one-line reason.
+// otherwise an error with a one-line reason. It follows no redirect and
+// does not verify an https server's certificate; CheckWith chooses.
 func Check(url string, timeout time.Duration) error {
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 	return checkStatus(httpGet(ctx, url))
+}
+
+// CheckWith is Check for any Request: nil on a 200-399 status, otherwise an
+// error with a one-line reason. note is Response.Note, for the caller to
+// show: it is set on success too (a redirect to another host, say).
+func CheckWith(r Request, timeout time.Duration) (note string, err error) {
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	return checkGet(ctx, r)
+}
+
+// checkGet makes r and judges the answer as the kubelet does.
+func checkGet(ctx context.Context, r Request) (note string, err error) {
+	resp, err := Get(ctx, r)
+	if err = checkStatus(resp.Code, err); err != nil && resp.URL != r.URL && resp.Code != 0 && strings.HasPrefix(err.Error(), "status ") {
+		// A status from where redirects led needs the URL to make sense.
+		err = fmt.Errorf("%v from %s", err, resp.URL)
+	}
+	return resp.Note, err
 }
 
 func checkStatus(code int, err error) error {

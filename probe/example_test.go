@@ -1,13 +1,16 @@
 package probe_test
 
 import (
+	"context"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 
 	"github.com/tend-init/tend/probe"
 )
 
 func ExampleParseSpec() {
-	for _, s := range []string{"http://127.0.0.1:8080/healthz", "tcp://127.0.0.1:5432", `["/bin/check"]`, "https://x/"} {
+	for _, s := range []string{"http://127.0.0.1:8080/healthz", "tcp://127.0.0.1:5432", `["/bin/check"]`, "https://127.0.0.1:8443/healthz", "grpc://x:1"} {
 		spec, err := probe.ParseSpec(s)
 		fmt.Println(spec, err)
 	}
@@ -15,7 +18,8 @@ func ExampleParseSpec() {
 	// http://127.0.0.1:8080/healthz <nil>
 	// tcp://127.0.0.1:5432 <nil>
 	// ["/bin/check"] <nil>
-	// <nil> probe "https://x/": https is not supported
+	// https://127.0.0.1:8443/healthz <nil>
+	// <nil> probe "grpc://x:1": unsupported scheme (want http://, https:// or tcp://)
 }
 
 func ExampleThreshold() {
@@ -29,4 +33,23 @@ func ExampleThreshold() {
 	// true false
 	// false true
 	// true true
+}
+
+func ExampleGet() {
+	// An app whose health page redirects to another host: the kubelet does
+	// not follow it, and counts the 302 as success, with a warning.
+	app := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, "http://login.example.invalid/", http.StatusFound)
+	}))
+	defer app.Close()
+	resp, err := probe.Get(context.Background(), probe.Request{
+		URL:             app.URL + "/healthz",
+		Headers:         []probe.Header{{Name: "X-Probe", Value: "tend"}},
+		FollowRedirects: true,
+	})
+	fmt.Println(resp.Code, err)
+	fmt.Println(resp.Note)
+	// Output:
+	// 302 <nil>
+	// redirect to http://login.example.invalid/ not followed (another host, as the kubelet): status 302 counted as success
 }

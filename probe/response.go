@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 )
 
@@ -21,35 +22,41 @@ var errResponseTooLarge = errors.New("response head too large")
 // readResponseHead reads from at most limit bytes of r the status line of
 // the final response and returns its code, 101 or 200..999. Interim 1xx
 // responses are skipped with their headers; the final response's headers
-// and body are never read, since the code is the whole probe, so a large
-// but valid header on the app's health response cannot fail it.
+// are left unread. Get goes on to read them with readHead; this first
+// stage is kept on its own so that it can be fuzzed and tested alone.
 func readResponseHead(r io.Reader, limit int) (int, error) {
-	l := newLineReader(r, limit, errResponseTooLarge)
+	code, _, err := readStatus(newLineReader(r, limit, errResponseTooLarge))
+	return code, err
+}
+
+// readStatus is readResponseHead on a lineReader that the caller goes on
+// reading, and also returns the final response's version ("HTTP/1.1").
+func readStatus(l *lineReader) (code int, proto string, err error) {
 	for interim := 0; ; interim++ {
 		line, err := l.line()
 		if err != nil {
 			if errors.Is(err, errResponseTooLarge) {
-				return 0, err
+				return 0, "", err
 			}
-			return 0, fmt.Errorf("reading the status line: %w", err)
+			return 0, "", fmt.Errorf("reading the status line: %w", err)
 		}
 		code, err := parseStatusLine(line)
 		if err != nil {
-			return 0, err
+			return 0, "", err
 		}
 		if code >= 200 || code == 101 {
-			return code, nil
+			return code, line[:len("HTTP/1.1")], nil
 		}
 		if interim == maxInterim {
-			return 0, fmt.Errorf("more than %d interim responses", maxInterim)
+			return 0, "", fmt.Errorf("more than %d interim responses", maxInterim)
 		}
 		for {
 			h, err := l.line()
 			if err != nil {
 				if errors.Is(err, errResponseTooLarge) {
-					return 0, err
+					return 0, "", err
 				}
-				return 0, fmt.Errorf("reading an interim response: %w", err)
+				return 0, "", fmt.Errorf("reading an interim response: %w", err)
 			}
 			if h == "" {
 				break
@@ -80,10 +87,17 @@ func isHTTPVersion(s string) bool {
 func isDigit(c byte) bool { return c >= '0' && c <= '9' }
 
 // clip shortens what an error quotes from a peer: a whole 4 KiB line would
-// swamp the one-line reason that --check prints.
+// swamp the one-line reason that --check prints. The bound is on the
+// quoted form, 64 bytes, since %q writes a stray byte as four (\xa0):
+// FuzzResponseHead found a 54-byte status line that made a 201-byte reason.
 func clip(s string) string {
-	if len(s) > 64 {
-		return s[:64] + "..."
+	const most = 64
+	if len(s) <= most && len(strconv.Quote(s)) <= most+2 {
+		return s
 	}
-	return s
+	n := min(len(s), most)
+	for n > 0 && len(strconv.Quote(s[:n])) > most+2 {
+		n-- // at most 64 quotes of at most 64 bytes, and only on an error
+	}
+	return s[:n] + "..."
 }

@@ -27,8 +27,13 @@ type Exec struct {
 	Env     []string
 }
 
-// HTTP passes on a 200-399 status, as Kubernetes' httpGet.
-type HTTP struct{ URL string }
+// HTTP passes on a 200-399 status, as Kubernetes' httpGet: it follows
+// redirects to the same host, and does not verify an https server's
+// certificate. HTTP{URL: u} is a complete probe; Headers are optional.
+type HTTP struct {
+	URL     string   // http:// or https://
+	Headers []Header // as Request.Headers: Kubernetes' httpHeaders
+}
 
 // TCP passes when a connection opens, as Kubernetes' tcpSocket.
 type TCP struct{ Addr string }
@@ -37,18 +42,18 @@ type TCP struct{ Addr string }
 // through the reaper, in its own process group, killed whole on timeout.
 type Command struct{ Cmd hooks.Command }
 
-// ParseSpec reads a probe: "http://HOST:PORT/PATH", "tcp://HOST:PORT", or
-// else a hook command (shell string or JSON exec array).
+// ParseSpec reads a probe: "http://HOST:PORT/PATH", "https://HOST:PORT/PATH",
+// "tcp://HOST:PORT", or else a hook command (shell string or JSON exec
+// array).
 func ParseSpec(s string) (Checker, error) {
 	switch {
-	case strings.HasPrefix(s, "http://"):
+	case strings.HasPrefix(s, "http://"), strings.HasPrefix(s, "https://"):
+		scheme, _, _ := strings.Cut(s, ":")
 		u, err := url.Parse(s)
 		if err != nil || u.Host == "" || u.Port() == "" && strings.HasSuffix(u.Host, ":") {
-			return nil, fmt.Errorf("probe %q: want http://HOST:PORT/PATH", s)
+			return nil, fmt.Errorf("probe %q: want %s://HOST:PORT/PATH", s, scheme)
 		}
 		return HTTP{URL: s}, nil
-	case strings.HasPrefix(s, "https://"):
-		return nil, fmt.Errorf("probe %q: https is not supported", s)
 	case strings.HasPrefix(s, "tcp://"):
 		addr := strings.TrimPrefix(s, "tcp://")
 		if _, port, err := net.SplitHostPort(addr); err != nil || port == "" {
@@ -57,7 +62,7 @@ func ParseSpec(s string) (Checker, error) {
 		return TCP{Addr: addr}, nil
 	case isURL(s):
 		// grpc://, ftp://... would otherwise run as a shell command.
-		return nil, fmt.Errorf("probe %q: unsupported scheme (want http:// or tcp://)", s)
+		return nil, fmt.Errorf("probe %q: unsupported scheme (want http://, https:// or tcp://)", s)
 	}
 	c, err := hooks.Parse(s)
 	if err != nil {
@@ -70,11 +75,20 @@ func (h HTTP) String() string    { return h.URL }
 func (t TCP) String() string     { return "tcp://" + t.Addr }
 func (c Command) String() string { return c.Cmd.String() }
 
-// Check makes one GET.
+// Check makes one GET, following redirects as the kubelet does.
 func (h HTTP) Check(ctx context.Context, _ Exec, timeout time.Duration) error {
+	_, err := h.CheckNote(ctx, timeout)
+	return err
+}
+
+// CheckNote is Check that also returns Response.Note, which the caller
+// should log: the kubelet records a warning event for the same things (a
+// redirect to another host that counted as success, say). The Checker
+// interface has no room for it, hence a second method.
+func (h HTTP) CheckNote(ctx context.Context, timeout time.Duration) (note string, err error) {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	return checkStatus(httpGet(ctx, h.URL))
+	return checkGet(ctx, Request{URL: h.URL, Headers: h.Headers, FollowRedirects: true})
 }
 
 // Check opens and closes one connection.
