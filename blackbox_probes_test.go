@@ -264,3 +264,17 @@ func TestHTTPSProbeAndCheck(t *testing.T) {
 		t.Fatalf("--check https without a CA is unverified, as the kubelet: %d %s", code, errOut)
 	}
 }
+
+// TestCheckPrintsTheReason: --check prints the first line of the body, so
+// a HEALTHCHECK log says why, not only "status 503".
+func TestCheckPrintsTheReason(t *testing.T) {
+	addr := freeAddr(t)
+	p := startTend(t, opts{pid1: true}, "--health-addr", addr, "--post-start", "sleep 30", "--", "sleep", "30")
+	waitStatus(t, addr, "/readyz", 503, 10*time.Second)
+	code, _, errOut := runTend(t, opts{}, "--check", "http://"+addr+"/readyz")
+	if code != 1 || !strings.Contains(errOut, "status 503: not ready: post-start running") {
+		t.Fatalf("want exit 1 with the reason, got %d %q", code, errOut)
+	}
+	p.signal(syscall.SIGTERM)
+	p.wait(10 * time.Second)
+}

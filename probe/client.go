@@ -41,6 +41,11 @@ func checkGet(ctx context.Context, r Request) (note string, err error) {
 		// A status from where redirects led needs the URL to make sense.
 		err = fmt.Errorf("%v from %s", err, resp.URL)
 	}
+	if err != nil && resp.First != "" && resp.Code != 0 {
+		// The server's own reason, e.g. tend's "not ready: post-start
+		// running", says more than the status alone.
+		err = fmt.Errorf("%v: %s", err, oneLine(errors.New(resp.First)))
+	}
 	return resp.Note, err
 }
 

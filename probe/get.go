@@ -1,12 +1,14 @@
 package probe
 
 import (
+	"bytes"
 	"context"
 	"crypto/x509"
 	"fmt"
 	"io"
 	"net"
 	"net/url"
+	"strings"
 	"time"
 
 	"github.com/tend-init/tend/hooks"
@@ -46,6 +48,9 @@ type Response struct {
 	// URL is the URL that answered Code: Request.URL, or where redirects
 	// led.
 	URL string
+	// First is the body's first line, at most firstLineMax bytes: tend's
+	// own /readyz gives its reason there, which --check prints.
+	First string
 }
 
 // Get makes the request within ctx's deadline: one connection per hop,
@@ -137,8 +142,37 @@ func (h hop) exchange(c net.Conn) (Response, *redirectTo, error) {
 	if rh.truncated && resp.Note == "" {
 		resp.Note = fmt.Sprintf("the response head was over %d bytes: the rest of it and the body were not read", maxResponseHead)
 	}
-	return resp, nil, discardBody(body, rh)
+	first := &firstLine{}
+	err = discardBody(io.TeeReader(body, first), rh)
+	resp.First = first.String()
+	return resp, nil, err
 }
+
+// firstLineMax bounds what of a body is kept.
+const firstLineMax = 200
+
+// firstLine keeps the first line written to it, up to firstLineMax bytes,
+// and drops the rest.
+type firstLine struct {
+	b    []byte
+	done bool
+}
+
+func (f *firstLine) Write(p []byte) (int, error) {
+	if !f.done {
+		if i := bytes.IndexByte(p, '\n'); i >= 0 {
+			f.b, f.done = append(f.b, p[:i]...), true
+		} else {
+			f.b = append(f.b, p...)
+		}
+		if len(f.b) >= firstLineMax {
+			f.b, f.done = f.b[:firstLineMax], true
+		}
+	}
+	return len(p), nil
+}
+
+func (f *firstLine) String() string { return strings.TrimSpace(strings.ToValidUTF8(string(f.b), "?")) }
 
 // parseTarget reads an http:// or https:// URL.
 func parseTarget(raw string) (*url.URL, error) {
