@@ -74,10 +74,19 @@ func (c *Child) Reaped() bool { return c.reaped.Load() }
 // Done delivers the child's exit exactly once, after the reaper collects it.
 func (c *Child) Done() <-chan Exit { return c.done }
 
-// Signal sends sig through the pidfd-backed os.Process, so a pid recycled
-// after the reaper collected the child is never hit. A child that is already
-// gone counts as success: the caller's intent is moot.
+// Signal sends sig through os.Process, which is pidfd-backed on kernels
+// from 5.4 where seccomp allows pidfd_open. It also holds the reaper's
+// lock and sends nothing once the child is reaped: without a pidfd (an old
+// kernel, or a seccomp profile that refuses the pidfd calls) os.Process
+// falls back to the plain pid, and only an unreaped child guarantees that
+// the pid is still its own. A child that is already gone counts as
+// success: the caller's intent is moot.
 func (c *Child) Signal(sig os.Signal) error {
+	c.r.mu.Lock()
+	defer c.r.mu.Unlock()
+	if c.reaped.Load() {
+		return nil
+	}
 	err := c.proc.Signal(sig)
 	if err == nil || errors.Is(err, os.ErrProcessDone) || errors.Is(err, unix.ESRCH) {
 		return nil

@@ -1,10 +1,12 @@
 package reaper
 
 import (
+	"io"
 	"os"
 	"os/exec"
 	"syscall"
 	"testing"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -109,5 +111,52 @@ func TestDescendants(t *testing.T) {
 		if p == os.Getpid() || p == 1 {
 			t.Fatalf("descendants must not include %d", p)
 		}
+	}
+}
+
+// TestSignalDescendantsWithoutPidfd: where pidfd_open is refused (an old
+// kernel, or a seccomp profile returning ENOSYS or EPERM), the drain still
+// signals the tree, by pid. It once took any pidfd_open error for "it
+// exited" and silently signalled nothing.
+func TestSignalDescendantsWithoutPidfd(t *testing.T) {
+	for _, refuse := range []error{unix.ENOSYS, unix.EPERM} {
+		t.Run(refuse.Error(), func(t *testing.T) {
+			pidfdOpen = func(int, int) (int, error) { return -1, refuse }
+			defer func() { pidfdOpen = unix.PidfdOpen }()
+			// sh ignores TERM and outlives it, so the sleeps keep their
+			// parent while the drain walks the tree; sh reports how
+			// they ended.
+			cmd := exec.Command("sh", "-c", "sleep 30 & a=$!; sleep 30 & b=$!; trap '' TERM; wait $a; echo $?; wait $b; echo $?")
+			cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+			out, err := cmd.StdoutPipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			defer func() { _ = unix.Kill(-cmd.Process.Pid, unix.SIGKILL) }() // test cleanup
+			for i := 0; i < 200; i++ {
+				if pids, _ := Descendants(os.Getpid()); len(pids) >= 3 {
+					break
+				}
+				unix.Nanosleep(&unix.Timespec{Nsec: 10e6}, nil)
+			}
+			n, err := SignalDescendants(os.Getpid(), unix.SIGTERM)
+			if err != nil || n < 3 {
+				t.Fatalf("want sh and both sleeps signalled without pidfds, got %d, %v", n, err)
+			}
+			done := make(chan []byte, 1)
+			go func() { b, _ := io.ReadAll(out); done <- b }()
+			select {
+			case b := <-done:
+				if string(b) != "143\n143\n" {
+					t.Fatalf("want both sleeps dead of TERM (143), got %q", b)
+				}
+			case <-time.After(10 * time.Second):
+				t.Fatal("the sleeps outlived the drain's TERM")
+			}
+			_ = cmd.Wait() // test cleanup; outside any reaper
+		})
 	}
 }

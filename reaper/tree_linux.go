@@ -67,21 +67,55 @@ func SignalDescendants(pid int, sig unix.Signal) (int, error) {
 	}
 	n := 0
 	for _, p := range pids {
-		fd, err := unix.PidfdOpen(p, 0)
+		sent, err := signalIfInTree(p, sig, inTree)
 		if err != nil {
-			continue // ESRCH: it exited
+			return n, err
 		}
-		if pp, err := parentOf(p); err == nil && inTree[pp] {
-			if err := unix.PidfdSendSignal(fd, sig, nil, 0); err == nil {
-				n++
-			} else if !errors.Is(err, unix.ESRCH) {
-				_ = unix.Close(fd) // closing a pidfd cannot fail in a way we could act on
-				return n, fmt.Errorf("pidfd_send_signal(%d): %w", p, err)
-			}
+		if sent {
+			n++
 		}
-		_ = unix.Close(fd) // as above
 	}
 	return n, nil
+}
+
+// pidfdOpen is unix.PidfdOpen; tests replace it to play an old kernel or a
+// seccomp profile that refuses the pidfd calls.
+var pidfdOpen = unix.PidfdOpen
+
+// signalIfInTree signals p if its parent is still in the tree. With a
+// pidfd the check and the signal are about the same process. Where
+// pidfd_open is refused (ENOSYS before Linux 5.3, EPERM or ENOSYS from a
+// seccomp profile) it falls back to kill(2) right after the check: the
+// window in which p could exit and its pid be reused is a few microseconds,
+// against a drain that would otherwise signal nothing at all.
+func signalIfInTree(p int, sig unix.Signal, inTree map[int]bool) (bool, error) {
+	fd, err := pidfdOpen(p, 0)
+	switch {
+	case errors.Is(err, unix.ESRCH):
+		return false, nil // it exited
+	case err != nil:
+		if pp, perr := parentOf(p); perr != nil || !inTree[pp] {
+			return false, nil
+		}
+		if err := unix.Kill(p, sig); err != nil {
+			if errors.Is(err, unix.ESRCH) {
+				return false, nil
+			}
+			return false, fmt.Errorf("kill(%d): %w", p, err)
+		}
+		return true, nil
+	}
+	defer func() { _ = unix.Close(fd) }() // closing a pidfd cannot fail in a way we could act on
+	if pp, err := parentOf(p); err != nil || !inTree[pp] {
+		return false, nil
+	}
+	if err := unix.PidfdSendSignal(fd, sig, nil, 0); err != nil {
+		if errors.Is(err, unix.ESRCH) {
+			return false, nil
+		}
+		return false, fmt.Errorf("pidfd_send_signal(%d): %w", p, err)
+	}
+	return true, nil
 }
 
 func parentOf(pid int) (int, error) {
