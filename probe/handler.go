@@ -81,6 +81,8 @@ func (s *Server) respond(method, path string) (int, string, string) {
 		}
 		return 200, textPlain, "ok\n"
 	}
+	s.gate.Lock() // /proc reads hold a thread: one scrape at a time
+	defer s.gate.Unlock()
 	return 200, "text/plain; version=0.0.4; charset=utf-8", metrics(st, s.procs)
 }
 

@@ -57,6 +57,12 @@ func ParseAddr(s string) error {
 
 // Server is the health endpoint.
 type Server struct {
+	// gate admits one connection's system call, or one scrape's reads of
+	// /proc, at a time: a goroutine in a system call can hold an OS
+	// thread, and tend creates every thread it may need before the app
+	// starts (lifecycle/threads_linux.go), so their number must not grow
+	// with the number of connections. See gatedConn.
+	gate sync.Mutex
 	// ln is a net.Listener so that tests can inject accept errors.
 	ln     net.Listener
 	status atomic.Pointer[Status]
@@ -141,7 +147,7 @@ func (s *Server) Serve() error {
 			continue
 		}
 		delay = 0
-		c, victim := s.admit(nc)
+		c, victim := s.admit(gated(nc, &s.gate))
 		if victim != nil {
 			_ = victim.Close() // evicted: its reader sees the error and releases it
 		}
