@@ -63,13 +63,12 @@ func (c *gatedConn) Write(p []byte) (int, error) {
 	return done, nil
 }
 
-// Close closes the socket under the gate: closing a TCP socket sends its
-// FIN from inside the system call.
-func (c *gatedConn) Close() error {
-	c.gate.Lock()
-	defer c.gate.Unlock()
-	return c.Conn.Close()
-}
+// Close is not gated. The poller's Close waits for every operation in
+// flight on the descriptor to return, and one of them may be waiting for
+// the gate: closing under it deadlocked the accept loop when it evicted an
+// idle connection (then every /livez hung). close(2) on a socket without
+// SO_LINGER does not block, so it holds no thread for long.
+func (c *gatedConn) Close() error { return c.Conn.Close() }
 
 // io runs op on the descriptor under the gate until it does not return
 // EAGAIN, waiting for readiness in between through wait (RawConn's Read or
@@ -95,4 +94,16 @@ func (c *gatedConn) io(wait func(func(uintptr) bool) error, op func(fd int) (int
 		return 0, werr
 	}
 	return n, err
+}
+
+// CloseWrite half-closes, as *net.TCPConn does: the lingering close sends
+// its FIN this way, and without it a client waits out the linger for EOF.
+func (c *gatedConn) CloseWrite() error {
+	cw, ok := c.Conn.(interface{ CloseWrite() error })
+	if !ok {
+		return errors.New("no half-close on this connection")
+	}
+	c.gate.Lock()
+	defer c.gate.Unlock()
+	return cw.CloseWrite()
 }
