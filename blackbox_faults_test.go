@@ -80,23 +80,9 @@ func TestClosedPipesDoNotKillTend(t *testing.T) {
 }
 
 func TestExecHooksWithoutShellOnReadOnlyRoot(t *testing.T) {
-	if os.Getuid() != 0 {
-		t.Skip("chroot and mounts need root")
-	}
-	root := t.TempDir()
-	for name, b := range map[string]string{"tend": staticTendBin, "fakeapp": fakeappBin} {
-		data, err := os.ReadFile(b)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(root, name), data, 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	for _, d := range []string{"proc", "tmp"} {
-		if err := os.Mkdir(filepath.Join(root, d), 0o755); err != nil {
-			t.Fatal(err)
-		}
+	root := scratchRoot(t) // skips unless root
+	if err := os.Mkdir(filepath.Join(root, "tmp"), 0o755); err != nil {
+		t.Fatal(err)
 	}
 	// A root with only two static binaries: no /bin/sh, mounted read-only,
 	// with tend as PID 1 of a new namespace.
