@@ -1,0 +1,87 @@
+package lifecycle
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/tend-init/tend/hooks"
+)
+
+// startHook runs kind's commands; their result comes back as hookDone.
+func (m *machine) startHook(kind HookKind, deadline time.Time) {
+	cmds := m.cfg.hookCommands(kind)
+	var code *int
+	if kind == hookPostStop {
+		code = &m.st.appCode
+	}
+	env := childEnv(m.baseEnv, kind.String(), m.appPidIfRunning(), code)
+	m.log.Infof("%s: running %d command(s)", kind, len(cmds))
+	cancel := m.w.startHook(kind, cmds, env, deadline)
+	m.st.hooks[kind] = &hookRun{cancel: cancel, started: m.now()}
+}
+
+// appPidIfRunning is the pid hooks see in TEND_APP_PID: 0 (unset) in
+// pause mode.
+func (m *machine) appPidIfRunning() int {
+	if !m.st.hasApp {
+		return 0
+	}
+	return m.st.appPid
+}
+
+func (m *machine) cancelHook(kind HookKind, cause error) {
+	if h := m.st.hooks[kind]; h != nil {
+		h.cancel(cause)
+	}
+}
+
+func (m *machine) onHookDone(d hookDone) {
+	h := m.st.hooks[d.kind]
+	if h == nil {
+		m.internalError(fmt.Errorf("%s reported, but none was running", d.kind))
+		return
+	}
+	delete(m.st.hooks, d.kind)
+	h.cancel(nil)
+	m.recordHook(d)
+	if errors.Is(d.err, hooks.ErrTimeout) {
+		m.decided(fmt.Sprintf("%s timed out after %s", d.kind, m.cfg.HookTimeout))
+	}
+	if d.err != nil {
+		m.log.Warnf("%s failed after %s: %v", d.kind, d.dur.Round(time.Millisecond), d.err)
+	} else {
+		m.log.Infof("%s succeeded in %s", d.kind, d.dur.Round(time.Millisecond))
+	}
+	switch d.kind {
+	case hookPostStart:
+		m.onPostStart(d.err)
+	case hookPreStop:
+		// Not when the grace deadline already cut it and sent the stop.
+		if m.st.hasApp && !m.st.appExited && !m.st.stopSent {
+			m.sendStop()
+		}
+	case hookPostStop:
+		m.transition(phaseDone, "post-stop finished")
+	}
+}
+
+func (m *machine) onPostStart(err error) {
+	if err == nil {
+		m.st.postStartOK = true
+		if m.st.phase == phaseStarting && !m.st.appExited {
+			m.transition(phaseRunning, "post-start succeeded")
+		}
+		// As the kubelet, no probe runs until post-start is done; the
+		// initial delay counts from here.
+		if m.st.phase == phaseRunning || m.st.phase == phasePause {
+			m.startProbes()
+		}
+		return
+	}
+	if (m.st.phase == phaseStarting || m.st.phase == phasePause) && !m.st.appExited {
+		m.st.exitOverride = ExitPostStartFailed
+		m.decided(fmt.Sprintf("post-start failed: %v", err))
+		m.beginStop(m.ownStopSignal(), "post-start failed")
+	}
+}

@@ -1,0 +1,137 @@
+package lifecycle
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/tend-init/tend/hooks"
+	"github.com/tend-init/tend/probe"
+	"github.com/tend-init/tend/reaper"
+	"github.com/tend-init/tend/signals"
+	"golang.org/x/sys/unix"
+)
+
+// The world, as the machine sees it, with real processes.
+
+func (l *Loop) signalApp(sig unix.Signal, group bool) error {
+	if l.app == nil || l.app.Reaped() {
+		return errNoApp
+	}
+	if group {
+		return l.app.SignalGroup(sig)
+	}
+	return l.app.Signal(sig)
+}
+
+func (l *Loop) startHook(kind HookKind, cmds []hooks.Action, env []string, deadline time.Time) context.CancelCauseFunc {
+	ctx, cancel := context.WithCancelCause(context.Background())
+	run := ctx
+	release := context.CancelFunc(func() {})
+	if !deadline.IsZero() {
+		run, release = context.WithDeadline(ctx, deadline)
+	}
+	go func() {
+		start := time.Now()
+		r := hooks.Runner{Starter: l.reap, Env: env, Get: l.hookGet, Timeout: l.cfg.HookTimeout}
+		err := r.Run(run, cmds)
+		release()
+		// The loop reads events until every hook has reported.
+		l.events <- hookDone{kind: kind, err: err, dur: time.Since(start)}
+	}()
+	return cancel
+}
+
+// hookGet is an HTTP hook action: as in the kubelet's HTTP lifecycle
+// handler, any response is success; the body is read up to a bound and
+// discarded by the client.
+func (l *Loop) hookGet(ctx context.Context, h hooks.HTTPGet) error {
+	req := probe.Request{URL: h.URL}
+	for _, hd := range h.Headers {
+		req.Headers = append(req.Headers, probe.Header{Name: hd.Name, Value: hd.Value})
+	}
+	resp, err := probe.Get(ctx, req)
+	if err != nil {
+		return err
+	}
+	l.log.Infof("%s answered %d", h.URL, resp.Code)
+	return nil
+}
+
+func (l *Loop) startProbes(runs []probeRun) {
+	// Every check shares one context, so stopProbes ends them all; a
+	// second call (the main checks after the startup ones) joins it.
+	if l.probeCtx == nil {
+		l.probeCtx, l.stopProbe = context.WithCancel(context.Background())
+	}
+	ctx := l.probeCtx
+	for _, r := range runs {
+		x := probe.Exec{Starter: l.reap, Env: r.env}
+		go probe.Run(ctx, r.check.Checker, r.check.Params, x, func(err error) bool {
+			select {
+			case l.events <- probeDone{idx: r.idx, err: err}:
+			case <-ctx.Done():
+				return false
+			}
+			return !(r.once && err == nil)
+		})
+	}
+}
+
+func (l *Loop) stopProbes() { l.stopProbe() }
+
+func (l *Loop) reapNow() (bool, error) { return l.reap.Reap() }
+
+func (l *Loop) publish(st *probe.Status) {
+	st.ZombiesReaped = l.orphans.Load()
+	l.server.Publish(st)
+}
+
+// signalRest signals every process left: as PID 1, kill(-1) reaches exactly
+// the namespace minus tend; otherwise only tend's own descendants are
+// signalled, never the whole system.
+func (l *Loop) signalRest(sig unix.Signal) string {
+	if l.pid1 {
+		if err := unix.Kill(-1, sig); err != nil && !errors.Is(err, unix.ESRCH) {
+			l.log.Errorf("kill(-1, %s): %v", signals.Name(sig), err)
+		}
+		return "every process in the namespace"
+	}
+	n, err := reaper.SignalDescendants(os.Getpid(), sig)
+	if err != nil {
+		l.log.Errorf("signalling descendants: %v", err)
+	}
+	return fmt.Sprintf("%d descendant(s)", n)
+}
+
+// maxTerminationMessage is the kubelet's limit for terminationMessagePath.
+const maxTerminationMessage = 4096
+
+// writeTerminationMessage writes why tend decided the outcome to the
+// termination-message file, for `kubectl describe pod` and the container
+// status. It never overwrites what the app wrote (only an empty file is
+// written), and never creates a missing directory.
+func (l *Loop) writeTerminationMessage(why string) {
+	path := l.cfg.TerminationMessagePath
+	if path == "" {
+		return
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE, 0o644)
+	if err != nil {
+		l.log.Infof("termination message not written: %v", err)
+		return
+	}
+	defer f.Close()
+	if st, err := f.Stat(); err != nil || st.Size() > 0 {
+		l.log.Infof("termination message not written: %s holds the app's own", path)
+		return
+	}
+	if len(why) > maxTerminationMessage {
+		why = why[:maxTerminationMessage]
+	}
+	if _, err := f.WriteString(why); err != nil {
+		l.log.Warnf("writing the termination message to %s: %v", path, err)
+	}
+}
