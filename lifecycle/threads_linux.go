@@ -60,7 +60,7 @@ const threadsCore = 3
 func threadBudget(cfg *Config) int {
 	n := threadsRuntime + threadsReaper + threadsP + threadsCore
 	if cfg.HealthAddr != "" {
-		n += 2 // the accept loop, and the gated connections and scrapes
+		n += 3 // the accept loop, the gated connections, and one scrape's /proc reads
 	}
 	// Hook goroutines: a pre-stop can start while a cancelled post-start
 	// is still being killed; a post-stop runs alone, after both.

@@ -11,7 +11,7 @@ import (
 )
 
 // gatedConn makes a connection's system calls one at a time across the
-// whole server: each read, write and close takes gate for the length of
+// whole server: each read and write takes gate for the length of
 // the system call only, never while it waits for the socket to be ready
 // (that wait is the runtime's poller, which holds no thread). A goroutine
 // in a system call can hold an OS thread, and tend creates every thread it

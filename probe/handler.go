@@ -81,8 +81,11 @@ func (s *Server) respond(method, path string) (int, string, string) {
 		}
 		return 200, textPlain, "ok\n"
 	}
-	s.gate.Lock() // /proc reads hold a thread: one scrape at a time
-	defer s.gate.Unlock()
+	// /proc reads hold a thread: one scrape at a time. Not under gate,
+	// which would hold every connection's I/O, /livez's too, for a whole
+	// walk of /proc.
+	s.scrape.Lock()
+	defer s.scrape.Unlock()
 	return 200, "text/plain; version=0.0.4; charset=utf-8", metrics(st, s.procs)
 }
 

@@ -63,6 +63,8 @@ type Server struct {
 	// starts (lifecycle/threads_linux.go), so their number must not grow
 	// with the number of connections. See gatedConn.
 	gate sync.Mutex
+	// scrape admits one /metrics scrape's reads of /proc at a time.
+	scrape sync.Mutex
 	// ln is a net.Listener so that tests can inject accept errors.
 	ln     net.Listener
 	status atomic.Pointer[Status]
