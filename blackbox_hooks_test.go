@@ -256,8 +256,15 @@ func TestPauseModeRunsEveryHook(t *testing.T) {
 	addr := freeAddr(t)
 	p := startTend(t, opts{pid1: true}, "-v", "--health-addr", addr,
 		"--post-start", "sleep 1; echo post-start-ran", "--pre-stop", "echo pre-stop-ran", "--post-stop", "echo post-stop-ran code=$TEND_EXIT_CODE")
-	if body := waitStatus(t, addr, "/readyz", 503, 5*time.Second); !strings.Contains(body, "post-start running") {
-		t.Fatalf("want not ready while post-start runs, got %q", body)
+	// The server answers "starting" until the loop first publishes.
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+		body := waitStatus(t, addr, "/readyz", 503, 5*time.Second)
+		if strings.Contains(body, "post-start running") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("want not ready while post-start runs, got %q", body)
+		}
 	}
 	p.stdout.wait(t, "post-start-ran", 5*time.Second)
 	waitStatus(t, addr, "/readyz", 200, 5*time.Second)
