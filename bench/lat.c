@@ -27,7 +27,8 @@
 //                                  faults are not in these fields)
 //
 // Results are one line: "p50_us=... p99_us=... max_us=... n=... lost=...",
-// http adds "over50ms=... cut=..." (cut: refused as tend exits with the app)
+// http adds "over50ms=... cut=..." (cut: refused as tend exits with the app),
+// "lag_p99_us=..." (how late lat itself opened the connections)
 // and, with DONE, the reaping window's "reap_p99_us=... reap_max_us=...";
 // and for faults "p50=... min=... max=... n=...".
 #define _GNU_SOURCE
@@ -241,6 +242,8 @@ static int http_main(int n, int rate, int port, const char *path, const char *go
 	int why[4] = {0}; // lost by: connect or write, read, no answer in 2 s, not 200
 	int nc = 0, cap = n > 16 ? n : 16, got = 0, lost = 0, cut = 0, next = 0, ending = 0;
 	long long *v = calloc(cap, sizeof *v), *at = calloc(cap, sizeof *at);
+	long long *lag = calloc(cap, sizeof *lag); // how late lat itself opened each: the machine, not the server
+	int nlag = 0, lagcap = cap;
 	struct rlimit rl = {MAXC + 64, MAXC + 64};
 	setrlimit(RLIMIT_NOFILE, &rl);
 	char req[256];
@@ -256,7 +259,7 @@ static int http_main(int n, int rate, int port, const char *path, const char *go
 			if (got)
 				printf("idle_p50_us=%.1f idle_p99_us=%.1f idle_max_us=%.1f idle_lost=%d ", v[(got - 1) / 2] / 1e3,
 				       v[(int)((got * 99LL + 99) / 100) - 1] / 1e3, v[got - 1] / 1e3, lost);
-			got = lost = next = idle = why[0] = why[1] = why[2] = why[3] = 0;
+			got = lost = next = nlag = idle = why[0] = why[1] = why[2] = why[3] = 0;
 			start = t = now_ns();
 			due = start;
 			int fd = open(go, O_CREAT | O_WRONLY, 0644);
@@ -273,6 +276,9 @@ static int http_main(int n, int rate, int port, const char *path, const char *go
 				why[0]++;
 			} else {
 				c[nc] = (struct conn){.fd = c[nc].fd, .due = due};
+				if (nlag == lagcap)
+					lag = realloc(lag, (lagcap *= 2) * sizeof *lag);
+				lag[nlag++] = now_ns() - due;
 				pf[nc] = (struct pollfd){.fd = c[nc].fd, .events = POLLOUT};
 				nc++;
 			}
@@ -360,6 +366,9 @@ static int http_main(int n, int rate, int port, const char *path, const char *go
 		if (wn)
 			printf("reap_p99_us=%.1f reap_max_us=%.1f reap_n=%d ", w[(int)((wn * 99LL + 99) / 100) - 1] / 1e3, w[wn - 1] / 1e3, wn);
 	}
+	qsort(lag, nlag, sizeof *lag, cmp);
+	if (nlag)
+		printf("lag_p99_us=%.1f lag_max_us=%.1f ", lag[(int)((nlag * 99LL + 99) / 100) - 1] / 1e3, lag[nlag - 1] / 1e3);
 	printf("over50ms=%d cut=%d lost_by=connect:%d,read:%d,timeout:%d,status:%d ", over, cut, why[0], why[1], why[2], why[3]);
 	report(v, got, lost);
 	return 0;
