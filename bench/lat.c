@@ -216,7 +216,7 @@ static off_t fsize(const char *path) {
 // conn is one request in flight.
 struct conn {
 	int fd, sent, len;
-	long long due;
+	long long due, opened;
 	char head[16];
 };
 
@@ -234,12 +234,13 @@ static int connect_nb(int port) {
 // http_main is an open-loop client: a new connection is opened at each
 // request's due time whatever the earlier ones are doing, and a latency runs
 // from the due time to the end of the response, so a server stall shows in
-// every request it delays. A request unanswered after 2 s is lost.
+// every request it delays. A request unanswered 2 s after lat opened it is
+// lost.
 static int http_main(int n, int rate, int port, const char *path, const char *go, const char *done) {
 	enum { MAXC = 4096 };
 	static struct conn c[MAXC];
 	static struct pollfd pf[MAXC];
-	int why[4] = {0}; // lost by: connect or write, read, no answer in 2 s, not 200
+	int why[4] = {0}; // lost by: connect or write, read, no answer 2 s after opening, not 200
 	int nc = 0, cap = n > 16 ? n : 16, got = 0, lost = 0, cut = 0, next = 0, ending = 0;
 	long long *v = calloc(cap, sizeof *v), *at = calloc(cap, sizeof *at);
 	long long *lag = calloc(cap, sizeof *lag); // how late lat itself opened each: the machine, not the server
@@ -275,10 +276,10 @@ static int http_main(int n, int rate, int port, const char *path, const char *go
 				lost++;
 				why[0]++;
 			} else {
-				c[nc] = (struct conn){.fd = c[nc].fd, .due = due};
+				c[nc] = (struct conn){.fd = c[nc].fd, .due = due, .opened = now_ns()};
 				if (nlag == lagcap)
 					lag = realloc(lag, (lagcap *= 2) * sizeof *lag);
-				lag[nlag++] = now_ns() - due;
+				lag[nlag++] = c[nc].opened - due;
 				pf[nc] = (struct pollfd){.fd = c[nc].fd, .events = POLLOUT};
 				nc++;
 			}
@@ -315,7 +316,7 @@ static int http_main(int n, int rate, int port, const char *path, const char *go
 				else if (r < 0 && errno != EAGAIN)
 					fail = 2;
 			}
-			if (!fail && !fin && t - c[k].due > 2000000000LL)
+			if (!fail && !fin && t - c[k].opened > 2000000000LL)
 				fail = 3;
 			if (fin && strncmp(c[k].head, "HTTP/1.1 200", 12) != 0)
 				fail = 4;
@@ -323,8 +324,8 @@ static int http_main(int n, int rate, int port, const char *path, const char *go
 				continue;
 			if (fail) {
 				// Refused or reset once the storm is over and tend exits
-				// with it, within 50 ms of its due time: cut, not lost.
-				if (t - c[k].due < 50000000LL && !idle && fsize(done) > 0) {
+				// with it, within 50 ms of opening: cut, not lost.
+				if (t - c[k].opened < 50000000LL && !idle && fsize(done) > 0) {
 					cut++;
 				} else {
 					lost++;
