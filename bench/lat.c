@@ -41,6 +41,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -220,132 +221,172 @@ struct conn {
 	char head[16];
 };
 
+static int connect_errno; // the last failure's, for the report
+
 static int connect_nb(int port) {
 	int s = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
 	struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons(port)};
 	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	// Reset on close: no TIME_WAIT left on either side, so a long storm at
+	// 1000 connections a second cannot use up the local ports.
+	struct linger l = {1, 0};
+	if (s >= 0)
+		setsockopt(s, SOL_SOCKET, SO_LINGER, &l, sizeof l);
+	if (s < 0)
+		connect_errno = errno;
 	if (s >= 0 && connect(s, (struct sockaddr *)&a, sizeof a) < 0 && errno != EINPROGRESS) {
+		connect_errno = errno;
 		close(s);
 		return -1;
 	}
 	return s;
 }
 
+// H is http_main's tally.
+static struct http {
+	long long *v, *at, start;
+	int got, cap, lost, cut, why[6];
+	const char *done;
+	int idle;
+} H;
+
+// finish ends request c: fail is 0 for an answer, else its cause (why[]).
+static void finish(struct conn *c, int fail, long long t) {
+	if (fail) {
+		// Refused or reset once the storm is over and tend exits with it,
+		// within 50 ms of opening: cut, not lost.
+		if (t - c->opened < 50000000LL && !H.idle && fsize(H.done) > 0) {
+			H.cut++;
+		} else {
+			H.lost++;
+			H.why[fail - 1]++;
+		}
+	} else {
+		if (H.got == H.cap) {
+			H.cap *= 2;
+			H.v = realloc(H.v, H.cap * sizeof *H.v);
+			H.at = realloc(H.at, H.cap * sizeof *H.at);
+		}
+		H.at[H.got] = c->due - H.start;
+		H.v[H.got++] = t - c->due;
+	}
+	close(c->fd);
+	c->fd = -1;
+}
+
 // http_main is an open-loop client: a new connection is opened at each
 // request's due time whatever the earlier ones are doing, and a latency runs
 // from the due time to the end of the response, so a server stall shows in
-// every request it delays. A request unanswered 2 s after lat opened it is
-// lost.
+// every request it delays. epoll keeps lat's own cost flat however many
+// requests a stalled server holds. A request unanswered 2 s after lat opened
+// it is lost.
 static int http_main(int n, int rate, int port, const char *path, const char *go, const char *done) {
-	enum { MAXC = 4096 };
+	enum { MAXC = 16384 };
 	static struct conn c[MAXC];
-	static struct pollfd pf[MAXC];
-	int why[4] = {0}; // lost by: connect or write, read, no answer 2 s after opening, not 200
-	int nc = 0, cap = n > 16 ? n : 16, got = 0, lost = 0, cut = 0, next = 0, ending = 0;
-	long long *v = calloc(cap, sizeof *v), *at = calloc(cap, sizeof *at);
-	long long *lag = calloc(cap, sizeof *lag); // how late lat itself opened each: the machine, not the server
-	int nlag = 0, lagcap = cap;
+	static int freel[MAXC];
+	struct epoll_event ev[256];
+	int epfd = epoll_create1(0), nfree = MAXC, next = 0, ending = 0;
+	for (int k = 0; k < MAXC; k++)
+		c[k].fd = -1, freel[k] = MAXC - 1 - k;
+	H.cap = n > 16 ? n : 16;
+	H.v = calloc(H.cap, sizeof *H.v), H.at = calloc(H.cap, sizeof *H.at);
+	H.done = done;
+	int nlag = 0, lagcap = H.cap;
+	long long *lag = calloc(lagcap, sizeof *lag); // how late lat itself opened each: the machine, not the server
 	struct rlimit rl = {MAXC + 64, MAXC + 64};
 	setrlimit(RLIMIT_NOFILE, &rl);
 	char req[256];
 	int reqlen = snprintf(req, sizeof req, "GET %s HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n", path);
 	for (int i = 0; i < 50; i++) // warm-up, not counted
 		get(port, path);
-	long long start = now_ns(), step = 1000000000LL / rate, limit = start + 900000000000LL;
-	int idle = done ? n : 0; // the first idle requests come before GO
+	long long step = 1000000000LL / rate, limit, scanned = 0;
+	H.start = now_ns(), limit = H.start + 900000000000LL;
+	H.idle = done ? n : 0; // the first idle requests come before GO
 	for (;;) {
-		long long t = now_ns(), due = start + next * step;
-		if (idle && next == idle && got + lost == idle && nc == 0) { // all idle ones are in
-			qsort(v, got, sizeof *v, cmp);
-			if (got)
-				printf("idle_p50_us=%.1f idle_p99_us=%.1f idle_max_us=%.1f idle_lost=%d ", v[(got - 1) / 2] / 1e3,
-				       v[(int)((got * 99LL + 99) / 100) - 1] / 1e3, v[got - 1] / 1e3, lost);
-			got = lost = next = nlag = idle = why[0] = why[1] = why[2] = why[3] = 0;
-			start = t = now_ns();
-			due = start;
+		long long t = now_ns(), due = H.start + next * step;
+		if (H.idle && next == H.idle && H.got + H.lost == H.idle && nfree == MAXC) { // all idle ones are in
+			qsort(H.v, H.got, sizeof *H.v, cmp);
+			if (H.got)
+				printf("idle_p50_us=%.1f idle_p99_us=%.1f idle_max_us=%.1f idle_lost=%d ", H.v[(H.got - 1) / 2] / 1e3,
+				       H.v[(int)((H.got * 99LL + 99) / 100) - 1] / 1e3, H.v[H.got - 1] / 1e3, H.lost);
+			H.got = H.lost = next = nlag = H.idle = 0;
+			memset(H.why, 0, sizeof H.why);
+			H.start = t = due = now_ns();
 			int fd = open(go, O_CREAT | O_WRONLY, 0644);
 			if (fd >= 0)
 				close(fd);
 		}
 		// Without DONE, N requests; with it, requests until DONE holds the
 		// storm's line.
-		if (!ending && (due > limit || (!done && next >= n) || (done && !idle && fsize(done) > 0)))
+		if (!ending && (due > limit || (!done && next >= n) || (done && !H.idle && fsize(done) > 0)))
 			ending = 1;
-		while (!ending && !(idle && next == idle) && due <= t) {
-			if (nc == MAXC || (c[nc].fd = connect_nb(port)) < 0) {
-				lost++;
-				why[0]++;
+		while (!ending && !(H.idle && next == H.idle) && due <= t) {
+			int k = nfree ? freel[nfree - 1] : -1, fd = k < 0 ? -1 : connect_nb(port);
+			if (fd < 0) {
+				H.lost++;
+				H.why[k < 0 ? 4 : 0]++;
 			} else {
-				c[nc] = (struct conn){.fd = c[nc].fd, .due = due, .opened = now_ns()};
+				nfree--;
+				c[k] = (struct conn){.fd = fd, .due = due, .opened = now_ns()};
+				struct epoll_event e = {.events = EPOLLOUT, .data.u32 = k};
+				epoll_ctl(epfd, EPOLL_CTL_ADD, fd, &e);
 				if (nlag == lagcap)
 					lag = realloc(lag, (lagcap *= 2) * sizeof *lag);
-				lag[nlag++] = c[nc].opened - due;
-				pf[nc] = (struct pollfd){.fd = c[nc].fd, .events = POLLOUT};
-				nc++;
+				lag[nlag++] = c[k].opened - due;
 			}
-			due = start + ++next * step;
-			if ((!done && next >= n) || (done && !idle && fsize(done) > 0))
+			due = H.start + ++next * step;
+			if ((!done && next >= n) || (done && !H.idle && fsize(done) > 0))
 				ending = 1;
 		}
-		if (ending && nc == 0)
+		if (ending && nfree == MAXC)
 			break;
-		long long wait = ending || (idle && next == idle) ? 10000000LL : due - t;
+		long long wait = ending || (H.idle && next == H.idle) ? 10000000LL : due - t;
 		struct timespec ts = {wait / 1000000000LL, wait % 1000000000LL};
-		ppoll(pf, nc, wait > 0 ? &ts : &(struct timespec){0, 0}, NULL);
+		int ne = epoll_pwait2(epfd, ev, 256, wait > 0 ? &ts : &(struct timespec){0, 0}, NULL);
 		t = now_ns();
-		for (int k = 0; k < nc; k++) {
+		for (int i = 0; i < ne; i++) {
+			struct conn *x = &c[ev[i].data.u32];
 			int fail = 0, fin = 0; // fail: why[fail - 1]
-			if (!c[k].sent && pf[k].revents) {
+			if (!x->sent) {
 				int err = 0;
 				socklen_t el = sizeof err;
-				getsockopt(c[k].fd, SOL_SOCKET, SO_ERROR, &err, &el);
-				if (err || write(c[k].fd, req, reqlen) != reqlen)
+				getsockopt(x->fd, SOL_SOCKET, SO_ERROR, &err, &el);
+				if (err || write(x->fd, req, reqlen) != reqlen)
 					fail = 1;
-				c[k].sent = 1;
-				pf[k].events = POLLIN;
-			} else if (c[k].sent && pf[k].revents) {
+				x->sent = 1;
+				struct epoll_event e = {.events = EPOLLIN, .data.u32 = ev[i].data.u32};
+				epoll_ctl(epfd, EPOLL_CTL_MOD, x->fd, &e);
+			} else {
 				char buf[4096];
-				ssize_t r = read(c[k].fd, buf, sizeof buf);
-				if (r > 0 && c[k].len < 12) {
-					int m = r < 12 - c[k].len ? (int)r : 12 - c[k].len;
-					memcpy(c[k].head + c[k].len, buf, m);
-					c[k].len += m;
+				ssize_t r = read(x->fd, buf, sizeof buf);
+				if (r > 0 && x->len < 12) {
+					int m = r < 12 - x->len ? (int)r : 12 - x->len;
+					memcpy(x->head + x->len, buf, m);
+					x->len += m;
 				}
 				if (r == 0)
 					fin = 1;
 				else if (r < 0 && errno != EAGAIN)
 					fail = 2;
 			}
-			if (!fail && !fin && t - c[k].opened > 2000000000LL)
-				fail = 3;
-			if (fin && strncmp(c[k].head, "HTTP/1.1 200", 12) != 0)
-				fail = 4;
-			if (!fail && !fin)
-				continue;
-			if (fail) {
-				// Refused or reset once the storm is over and tend exits
-				// with it, within 50 ms of opening: cut, not lost.
-				if (t - c[k].opened < 50000000LL && !idle && fsize(done) > 0) {
-					cut++;
-				} else {
-					lost++;
-					why[fail - 1]++;
-				}
-			} else {
-				if (got == cap) {
-					cap *= 2;
-					v = realloc(v, cap * sizeof *v);
-					at = realloc(at, cap * sizeof *at);
-				}
-				at[got] = c[k].due - start;
-				v[got++] = t - c[k].due;
+			if (fin && strncmp(x->head, "HTTP/1.1 200", 12) != 0)
+				fail = x->len ? 4 : 6; // 6: closed unanswered, e.g. a request sent too late for the server's timeout
+			if (fail || fin) {
+				finish(x, fail, t);
+				freel[nfree++] = ev[i].data.u32;
 			}
-			close(c[k].fd);
-			c[k] = c[--nc];
-			pf[k] = pf[nc];
-			k--;
+		}
+		if (t - scanned > 100000000LL) { // every 100 ms: no answer 2 s after opening is lost
+			scanned = t;
+			for (int k = 0; k < MAXC; k++)
+				if (c[k].fd >= 0 && t - c[k].opened > 2000000000LL) {
+					finish(&c[k], 3, t);
+					freel[nfree++] = k;
+				}
 		}
 	}
+	int got = H.got, lost = H.lost, cut = H.cut, *why = H.why;
+	long long *v = H.v, *at = H.at;
 	int over = 0;
 	for (int i = 0; i < got; i++)
 		over += v[i] > 50000000LL;
@@ -370,7 +411,7 @@ static int http_main(int n, int rate, int port, const char *path, const char *go
 	qsort(lag, nlag, sizeof *lag, cmp);
 	if (nlag)
 		printf("lag_p99_us=%.1f lag_max_us=%.1f ", lag[(int)((nlag * 99LL + 99) / 100) - 1] / 1e3, lag[nlag - 1] / 1e3);
-	printf("over50ms=%d cut=%d lost_by=connect:%d,read:%d,timeout:%d,status:%d ", over, cut, why[0], why[1], why[2], why[3]);
+	printf("over50ms=%d cut=%d lost_by=connect:%d,read:%d,timeout:%d,status:%d,full:%d,closed:%d connect_errno=%d ", over, cut, why[0], why[1], why[2], why[3], why[4], why[5], connect_errno);
 	report(v, got, lost);
 	return 0;
 }

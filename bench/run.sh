@@ -147,11 +147,16 @@ m_storm() {
 	done
 }
 m_ready() { # tend only: the storm runs once lat has warmed up, and lat runs until it ends
-	local port=$((20000 + RANDOM % 30000)) i out
-	rm -f "$work/go"; : >"$work/done"
-	# fakeapp's waitfor gives up after 10 s; three in a row wait up to 30 s
-	APP_OUT=$work/done start_init "$TEND" --health-addr "127.0.0.1:$port" -- "$FAKEAPP" \
-		waitfor "$work/go" waitfor "$work/go" waitfor "$work/go" storm "$STORM_N" || { stop_init; return; }
+	local lo=$(cut -f1 /proc/sys/net/ipv4/ip_local_port_range) port i out
+	for i in 1 2 3; do # a port below the ephemeral range, which lat's clients fill
+		port=$((10000 + RANDOM % (lo > 11000 ? lo - 10000 : 1000)))
+		rm -f "$work/go"; : >"$work/done"
+		# fakeapp's waitfor gives up after 10 s; three in a row wait up to 30 s
+		APP_OUT=$work/done start_init "$TEND" --health-addr "127.0.0.1:$port" -- "$FAKEAPP" \
+			waitfor "$work/go" waitfor "$work/go" waitfor "$work/go" storm "$STORM_N" && break
+		stop_init; grep -q 'in use' "$work/init.err" || return
+	done
+	[ -n "$P" ] || return
 	for i in $(seq 200); do "$LAT" http 1 1000 $port /readyz | grep -q ' n=1 ' && break; sleep 0.02; done
 	out=$(timeout 900 "${NICE[@]}" "$LAT" http "$HTTP_N" "$HTTP_RATE" $port /readyz "$work/go" "$work/done")
 	note "  /readyz: $out; $(cat "$work/done")"
