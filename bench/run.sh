@@ -180,7 +180,7 @@ done
 # agg med|lo|hi FIGURE INIT: median, min, max of the rounds' values (or n/a)
 agg() { [ -s "$work/v.$2.$3" ] && sort -g "$work/v.$2.$3" | awk -v w=$1 '{v[NR] = $1} END {
 	m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
-	print (w == "med" ? m : w == "lo" ? v[1] : v[NR]) }' || echo n/a; }
+	printf "%.10g\n", (w == "med" ? m : w == "lo" ? v[1] : v[NR]) }' || echo n/a; }
 calc() { awk "BEGIN {printf \"%.2f\", $*}"; }
 lt() { awk -v a="$1" -v b="$2" 'BEGIN {exit !(a < b)}'; }
 total() { cat "$work"/v.$1.* 2>/dev/null | awk '{s += $1} END {print s + 0}'; }
