@@ -69,7 +69,7 @@ release:
 	cd $(OUT)/release && sha256sum tend-linux-* > SHA256SUMS && cat SHA256SUMS
 
 bench: build fakeapp
-	./bench/run.sh
+	TAGS=$(TAGS) ./bench/run.sh
 
 # torture runs every test named TestTorture* in every package with the
 # issue's numbers (TEND_TORTURE=1: 2,000 apps, 10,000 orphans and signals, a

@@ -1,235 +1,247 @@
 #!/usr/bin/env bash
-# bench/run.sh compares tend with tini-static and dumb-init in one run and
-# prints a markdown table. `make bench` builds bin/tend and bin/fakeapp first;
-# this installs tini, dumb-init and hyperfine (and jq, gcc) when missing.
-# Needs root (apt-get, unshare, kernel.pid_max, nice -20); takes 3-4 minutes.
+# bench/run.sh puts tend beside a Go floor (bench/floor: the least a Go PID 1
+# with tend's dependencies costs), tini-static, dumb-init and catatonit, and
+# prints one markdown table. `make bench` builds bin/tend and bin/fakeapp
+# first; this builds the floor and bench/lat.c, and installs what is missing.
+# Needs root (apt-get, unshare, kernel.pid_max, nice -20).
 #
-# Rows, each a median unless it says otherwise:
-#   start-up overhead  hyperfine -N: `INIT true` minus bare `true`. tend and
-#                      tini-static get -s (subreaper), which silences their
-#                      "not PID 1" warning; dumb-init has no such warning.
-#   VmRSS              of the init, 200 ms after the app (fakeapp sleep) has
-#                      started, as PID 1 of a new PID namespace
-#   orphan storm       fakeapp storm 10000 as PID 1: its reaped= figure, from
-#                      the orphans being handed over to zero zombies
-#   signal latency     bench/lat.c: kill(init, SIGUSR1) to the app's ack over
-#                      a pipe (the app blocks USR1 and uses sigwaitinfo)
-#   /readyz latency    tend only, --health-addr; one connection per request
-#   stripped size      `strip` of a copy of each binary
-# Nothing here asserts on timings: a step that fails prints n/a.
+# Every figure is measured in each of ROUNDS rounds; a round runs every init
+# for one figure before the next figure, starting with a different init each
+# round. A cell is the median of the rounds' values, with their min–max.
+#   start-up       hyperfine -N: `INIT true` minus bare `true` in the same
+#                  round (-s for tend, tini and the floor: no "not PID 1"
+#                  warning; catatonit sets the subreaper by itself)
+#   memory, threads  /proc/PID/status of the init, PID 1 of a new PID
+#                  namespace, 200 ms after the app (fakeapp sleep) started
+#   Pss            smaps_rollup, 3 instances of the same init at once
+#   page faults    minflt+majflt of `INIT true` itself at its exit (lat faults)
+#   signal         lat sig: kill(init, SIGUSR1) to the app's ack on a pipe
+#   orphan storm   fakeapp storm as PID 1: its reaped= figure
+#   /readyz        tend only, lat http: open loop at HTTP_RATE, a new
+#                  connection each, latency from the due time; HTTP_N
+#                  requests idle (the machine's own noise), then from the
+#                  start to the end of a storm of STORM_N orphans; "reaping":
+#                  only the requests due while the orphans were reaped
+# Nothing asserts on timings; a step that fails leaves n/a.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
-HF_RUNS=${HF_RUNS:-400}     # hyperfine runs per command
-RSS_RUNS=${RSS_RUNS:-5}
+ROUNDS=${ROUNDS:-5}
+HF_RUNS=${HF_RUNS:-400}     # hyperfine runs per command per round
+RSS_RUNS=${RSS_RUNS:-3}     # spawns per init per round (the round's median)
+FAULT_RUNS=${FAULT_RUNS:-20}
 STORM_N=${STORM_N:-10000}
-STORM_RUNS=${STORM_RUNS:-3}
-SIG_N=${SIG_N:-2000}        # signals per init
-HTTP_N=${HTTP_N:-2000}      # /readyz requests, at HTTP_RATE per second
+STORM_RUNS=${STORM_RUNS:-1} # storms per init per round
+SIG_N=${SIG_N:-2000}        # signals per init per round
+HTTP_N=${HTTP_N:-2000}      # least /readyz requests per round
 HTTP_RATE=${HTTP_RATE:-1000}
+TAGS=${TAGS:-urfave_cli_no_docs,urfave_cli_no_suggest} # the Makefile's, so the floor links what tend links
 
-# --- packages -------------------------------------------------------------
 need=()
-[ -x /usr/bin/tini-static ] || need+=(tini)
-[ -x /usr/bin/dumb-init ] || need+=(dumb-init)
-command -v hyperfine >/dev/null || need+=(hyperfine)
-command -v jq >/dev/null || need+=(jq)
-command -v gcc >/dev/null || need+=(gcc libc6-dev)
+for p in tini-static:tini dumb-init:dumb-init catatonit:catatonit; do [ -x "/usr/bin/${p%%:*}" ] || need+=("${p#*:}"); done
+for p in hyperfine jq gcc; do command -v $p >/dev/null || need+=($p); done
 if [ ${#need[@]} -gt 0 ]; then
 	sudo=; [ "$(id -u)" = 0 ] || sudo=sudo
 	echo "installing ${need[*]}" >&2
-	$sudo apt-get update -qq >&2 && DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${need[@]}" >&2 ||
+	$sudo apt-get update -qq >&2 && DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${need[@]}" libc6-dev >&2 ||
 		{ echo "bench: apt-get install ${need[*]} failed" >&2; exit 1; }
 fi
-
 TEND=$(readlink -f bin/tend); FAKEAPP=$(readlink -f bin/fakeapp)
-TINI=/usr/bin/tini-static; DUMB=/usr/bin/dumb-init
-for b in "$TEND" "$FAKEAPP"; do
-	[ -x "$b" ] || { echo "bench: $b missing; run make bench" >&2; exit 1; }
-done
-NAMES=(tend tini dumb)
-declare -A BIN=([tend]=$TEND [tini]=$TINI [dumb]=$DUMB)
-
+for b in "$TEND" "$FAKEAPP"; do [ -x "$b" ] || { echo "bench: $b missing; run make bench" >&2; exit 1; }; done
 work=$(mktemp -d /tmp/tend-bench.XXXXXX)
-old_pid_max=$(cat /proc/sys/kernel/pid_max)
-cleanup() {
-	[ "$(cat /proc/sys/kernel/pid_max)" = "$old_pid_max" ] || echo "$old_pid_max" >/proc/sys/kernel/pid_max
+old_pid_max=$(cat /proc/sys/kernel/pid_max); our_pid_max=
+cleanup() { # put pid_max back unless someone else has changed it since
+	[ -n "$our_pid_max" ] && [ "$(cat /proc/sys/kernel/pid_max)" = "$our_pid_max" ] && echo "$old_pid_max" >/proc/sys/kernel/pid_max
 	rm -rf "$work"
 }
 trap cleanup EXIT
 gcc -O2 -o "$work/lat" bench/lat.c || { echo "bench: gcc bench/lat.c failed" >&2; exit 1; }
+CGO_ENABLED=0 go build -trimpath -tags "$TAGS" -ldflags "-s -w" -o "$work/floor" ./bench/floor ||
+	{ echo "bench: go build ./bench/floor failed" >&2; exit 1; }
 LAT=$work/lat
-# Other work on the machine skews sub-millisecond timings; as root, the
-# measured processes get nice -20 (every init alike).
-NICE=(); [ "$(id -u)" = 0 ] && NICE=(nice -n -20)
-declare -A R # results, "row.init"
+
+INITS=(tend tini dumb cata floor)
+declare -A BIN=([tend]=$TEND [tini]=/usr/bin/tini-static [dumb]=/usr/bin/dumb-init [cata]=/usr/bin/catatonit [floor]=$work/floor)
+declare -A OPT=([tend]=-s [tini]=-s [floor]=-s [dumb]= [cata]=)
+NICE=(); [ "$(id -u)" = 0 ] && NICE=(nice -n -20) # every measured process alike
 note() { echo "bench: $*" >&2; }
+num() { [[ $1 =~ ^-?[0-9]+(\.[0-9]+)?$ ]]; }
+put() { num "$3" && echo "$3" >>"$work/v.$1.$2"; } # put FIGURE INIT VALUE: one round's value
+kv() { sed -n "s/.*\\b$1=\\([^ ]*\\).*/\\1/p" <<<"$2"; }
+order() { local a=("$@") i; for ((i = 0; i < ${#a[@]}; i++)); do echo "${a[(i + r) % ${#a[@]}]}"; done; } # rotated by round r
+APP_OUT=/dev/null
 
-median() { sort -g | awk '{v[NR]=$1} END {if (NR) print v[int((NR+1)/2)]; else print "n/a"}'; }
-medfile() { if [ -s "$1" ]; then median <"$1"; else echo n/a; fi; }
-
-# godur prints a Go duration (1.5s, 288.2ms, 950µs) in milliseconds.
-godur() {
-	awk -v d="$1" 'BEGIN {
-		n = split("h m s ms µs us ns", u, " "); split("3600000 60000 1000 1 0.001 0.001 0.000001", f, " ")
-		t = 0
-		while (match(d, /^[0-9.]+(h|ms|m|s|µs|us|ns)/)) {
-			tok = substr(d, 1, RLENGTH); d = substr(d, RLENGTH + 1)
-			match(tok, /[0-9.]+/); num = substr(tok, 1, RLENGTH); unit = substr(tok, RLENGTH + 1)
-			for (i = 1; i <= n; i++) if (u[i] == unit) t += num * f[i]
-		}
-		printf "%.1f\n", t }'
-}
-
-# spawn_init starts `unshare -pf --mount-proc INIT ARGS... -- fakeapp sleep
-# 10s` in the background and sets U (unshare) and P (the init) once the
-# init's child runs fakeapp.
-spawn_init() {
-	local init=$1; shift
-	timeout 20 "${NICE[@]}" unshare -pf --mount-proc "$init" "$@" -- "$FAKEAPP" sleep 10s >/dev/null 2>"$work/init.err" &
+# start_init CMD... runs `unshare -pf --mount-proc CMD` in the background and
+# sets U (the job) and P (the init) once the init's child runs fakeapp.
+start_init() {
+	timeout 900 "${NICE[@]}" unshare -pf --mount-proc "$@" >"$APP_OUT" 2>"$work/init.err" &
 	U=$!; P=
-	local i c tpid
-	for i in $(seq 500); do
-		tpid=$(cat /proc/$U/task/$U/children 2>/dev/null) # timeout's child: unshare
-		[ -n "$tpid" ] && P=$(cat /proc/${tpid%% *}/task/${tpid%% *}/children 2>/dev/null) && P=${P%% *}
+	local i c t
+	for i in $(seq 1000); do
+		t=$(cat /proc/$U/task/$U/children 2>/dev/null) # timeout's child: unshare
+		[ -n "$t" ] && P=$(cat /proc/${t%% *}/task/${t%% *}/children 2>/dev/null) && P=${P%% *}
 		if [ -n "$P" ]; then
 			c=$(cat /proc/$P/task/*/children 2>/dev/null) # a Go init forks from any thread
 			[ -n "$c" ] && [ "$(readlink /proc/${c%% *}/exe 2>/dev/null)" = "$FAKEAPP" ] && return 0
 		fi
 		sleep 0.01
 	done
-	return 1
+	note "$1: the app never started: $(head -c 300 "$work/init.err")"; return 1
 }
+# stop_init sends TERM to the init while it is still unshare's child (its pid
+# cannot have been reused then), else to the job, and waits for the job.
+ppid() { awk '{sub(/.*\) /, ""); print $2}' /proc/$1/stat 2>/dev/null; }
 stop_init() {
-	[ -n "$P" ] && kill -TERM "$P" 2>/dev/null
+	local t=$(cat /proc/$U/task/$U/children 2>/dev/null)
+	if [ -n "$P" ] && [ -n "$t" ] && [ "$(ppid "$P")" = "${t%% *}" ]; then kill -TERM "$P"; else kill -TERM "$U"; fi 2>/dev/null
 	wait "$U" 2>/dev/null
 }
 
-# --- start-up overhead ------------------------------------------------------
-note "start-up overhead: hyperfine, $HF_RUNS runs each"
-if timeout 240 "${NICE[@]}" hyperfine -N --warmup 50 --runs "$HF_RUNS" --style none --export-json "$work/start.json" \
-	-n true /usr/bin/true \
-	-n tend "$TEND -s -- /usr/bin/true" \
-	-n tini "$TINI -s -- /usr/bin/true" \
-	-n dumb "$DUMB /usr/bin/true" >"$work/hyperfine.log" 2>&1; then
-	base=$(jq -r '.results[] | select(.command == "true") | .median' "$work/start.json")
-	for n in "${NAMES[@]}"; do
-		R[start.$n]=$(jq -r --arg n "$n" --argjson b "$base" '.results[] | select(.command == $n) | (.median - $b) * 1e6 | . * 10 | round / 10' "$work/start.json")
+m_start() {
+	local a=() n base i
+	for n in $(order true "${INITS[@]}"); do
+		if [ "$n" = true ]; then a+=(-n true /usr/bin/true); else a+=(-n "$n" "${BIN[$n]} ${OPT[$n]} -- /usr/bin/true"); fi
 	done
-	R[start.base]=$(awk -v b="$base" 'BEGIN {printf "%.0f", b * 1e6}')
-else
-	note "hyperfine failed:"; cat "$work/hyperfine.log" >&2
-fi
-
-# --- VmRSS ----------------------------------------------------------------
-note "VmRSS: $RSS_RUNS runs each"
-for r in $(seq "$RSS_RUNS"); do
-	for n in "${NAMES[@]}"; do
-		if spawn_init "${BIN[$n]}"; then
-			sleep 0.2
-			awk '/^VmRSS:/ {print $2}' /proc/$P/status >>"$work/rss.$n"
-		else
-			note "$n: app never started: $(head -c 300 "$work/init.err")"
-		fi
+	for i in 1 2 3; do # a fork can fail on a busy machine (EAGAIN): try again
+		timeout 600 "${NICE[@]}" hyperfine -N --warmup 50 --runs "$HF_RUNS" --style none --export-json "$work/start.json" "${a[@]}" \
+			>"$work/hf.log" 2>&1 && break
+		note "hyperfine failed: $(tail -c 300 "$work/hf.log")"; [ $i = 3 ] && return
+	done
+	base=$(jq -r '.results[] | select(.command == "true") | .median' "$work/start.json")
+	for n in "${INITS[@]}"; do
+		put start $n "$(jq -r --arg n $n --argjson b "$base" '.results[] | select(.command == $n) | (.median - $b) * 1e6' "$work/start.json")"
+	done
+}
+m_mem() { # RSS_RUNS spawns; the round's value is their median
+	local n=$1 i
+	: >"$work/mem"
+	for i in $(seq "$RSS_RUNS"); do
+		start_init "${BIN[$n]}" -- "$FAKEAPP" sleep 10s && sleep 0.2 &&
+			awk '{v[$1] = $2} END {print v["RssAnon:"], v["RssFile:"], v["VmRSS:"], v["Threads:"]}' /proc/$P/status >>"$work/mem"
 		stop_init
 	done
-done
-for n in "${NAMES[@]}"; do R[rss.$n]=$(medfile "$work/rss.$n"); done
-
-# --- orphan storm ---------------------------------------------------------
-# Every orphan is a Go process with about 4 threads, each taking a pid: the
-# default pid_max of 32768 is too small for 10,000 of them.
-want=$((STORM_N * 8 + 10000))
-if [ "$old_pid_max" -lt "$want" ]; then
-	echo "$want" >/proc/sys/kernel/pid_max 2>/dev/null || note "cannot raise kernel.pid_max to $want; the storm may fail"
-fi
-note "storm of $STORM_N orphans: $STORM_RUNS runs each (the slow part)"
-for r in $(seq "$STORM_RUNS"); do
-	for n in "${NAMES[@]}"; do
-		out=$(timeout 120 "${NICE[@]}" unshare -pf --mount-proc "${BIN[$n]}" -- "$FAKEAPP" storm "$STORM_N" 2>"$work/storm.err")
-		d=$(sed -n 's/.* reaped=\([^ ]*\).*/\1/p' <<<"$out")
-		if [ -n "$d" ]; then
-			godur "$d" >>"$work/storm.$n"
-			note "  $n: $out"
-		else
-			note "  $n: no result: $out $(head -c 300 "$work/storm.err")"
-		fi
+	local f=(rssanon rssfile vmrss threads)
+	for i in 1 2 3 4; do
+		put ${f[i - 1]} $n "$(awk -v c=$i '{print $c}' "$work/mem" | sort -g | awk '{v[NR] = $1} END {if (NR) print v[int((NR + 1) / 2)]}')"
 	done
-done
-for n in "${NAMES[@]}"; do R[storm.$n]=$(medfile "$work/storm.$n"); done
-[ "$(cat /proc/sys/kernel/pid_max)" = "$old_pid_max" ] || echo "$old_pid_max" >/proc/sys/kernel/pid_max
-
-# --- signal forwarding ----------------------------------------------------
-note "signal forwarding: $SIG_N signals each"
-for n in "${NAMES[@]}"; do
-	out=$(timeout 60 "${NICE[@]}" "$LAT" sig "$SIG_N" -- unshare -pf --mount-proc "${BIN[$n]}" -- "$LAT" recv)
-	note "  $n: $out"
-	R[sig50.$n]=$(sed -n 's/.*p50_us=\([^ ]*\).*/\1/p' <<<"$out")
-	R[sig99.$n]=$(sed -n 's/.*p99_us=\([^ ]*\).*/\1/p' <<<"$out")
-	R[sign.$n]=$(sed -n 's/.* n=\([^ ]*\).*/\1/p' <<<"$out")
-done
-
-# --- /readyz (tend only) --------------------------------------------------
-note "/readyz: $HTTP_N requests at $HTTP_RATE/s"
-R[ready50.tend]=n/a; R[ready99.tend]=n/a; ready_note="tend rejects --health-addr"
-for try in 1 2 3; do
-	port=$((20000 + RANDOM % 30000))
-	if ! "$TEND" --health-addr "127.0.0.1:$port" -- /usr/bin/true >/dev/null 2>"$work/health.err"; then
-		grep -qi 'in use' "$work/health.err" && continue
-		note "tend --health-addr: $(head -c 300 "$work/health.err")"
-		break
-	fi
-	ready_note="port $port never answered"
-	if spawn_init "$TEND" --health-addr "127.0.0.1:$port"; then
-		for i in $(seq 200); do
-			"$LAT" http 1 1000 "$port" /readyz | grep -q ' n=1 ' && break
-			sleep 0.02
-		done
-		out=$(timeout 60 "${NICE[@]}" "$LAT" http "$HTTP_N" "$HTTP_RATE" "$port" /readyz)
-		note "  tend: $out"
-		R[ready50.tend]=$(sed -n 's/.*p50_us=\([^ ]*\).*/\1/p' <<<"$out")
-		R[ready99.tend]=$(sed -n 's/.*p99_us=\([^ ]*\).*/\1/p' <<<"$out")
-		ready_note="$(sed -n 's/.* \(n=[0-9]*\) \(lost=[0-9]*\).*/\1, \2/p' <<<"$out")"
-	fi
+}
+m_pss() { # three instances at once; the value is Pss per instance
+	local n=$1 i us=() ps=() ok=1
+	for i in 1 2 3; do start_init "${BIN[$n]}" -- "$FAKEAPP" sleep 10s || ok=; us+=("$U"); ps+=("$P"); done
+	sleep 0.2
+	[ -n "$ok" ] && put pss $n "$(for P in "${ps[@]}"; do awk '/^Pss:/ {print $2}' /proc/$P/smaps_rollup; done | awk '{s += $1} END {if (NR == 3) printf "%.0f", s / 3}')"
+	for i in 0 1 2; do U=${us[$i]} P=${ps[$i]} stop_init; done
+}
+m_faults() { put faults $1 "$(kv p50 "$("$LAT" faults "$FAULT_RUNS" -- "${BIN[$1]}" ${OPT[$1]} -- /usr/bin/true)")"; }
+m_sig() {
+	[ "$1" = floor ] && return # the floor forwards TERM and INT only
+	local out; out=$(timeout 600 "${NICE[@]}" "$LAT" sig "$SIG_N" -- unshare -pf --mount-proc "${BIN[$1]}" -- "$LAT" recv)
+	note "  signal $1: $out"; put sig50 $1 "$(kv p50_us "$out")"; put sig99 $1 "$(kv p99_us "$out")"; put sig.lost $1 "$(kv lost "$out")"
+}
+m_storm() {
+	local i out
+	for i in $(seq "$STORM_RUNS"); do
+		out=$(timeout 900 "${NICE[@]}" unshare -pf --mount-proc "${BIN[$1]}" -- "$FAKEAPP" storm "$STORM_N" 2>"$work/storm.err")
+		note "  storm $1: $out $(head -c 200 "$work/storm.err")"
+		put storm $1 "$(awk -v ns="$("$LAT" godur "$(kv reaped "$out")")" 'BEGIN {if (ns >= 0) printf "%.1f", ns / 1e6}')"
+	done
+}
+m_ready() { # tend only: the storm runs once lat has warmed up, and lat runs until it ends
+	local lo=$(cut -f1 /proc/sys/net/ipv4/ip_local_port_range) port i out
+	for i in 1 2 3; do # a port below the ephemeral range, which lat's clients fill
+		port=$((10000 + RANDOM % (lo > 11000 ? lo - 10000 : 1000)))
+		rm -f "$work/go"; : >"$work/done"
+		# fakeapp's waitfor gives up after 10 s; three in a row wait up to 30 s
+		APP_OUT=$work/done start_init "$TEND" --health-addr "127.0.0.1:$port" -- "$FAKEAPP" \
+			waitfor "$work/go" waitfor "$work/go" waitfor "$work/go" storm "$STORM_N" && break
+		stop_init; grep -q 'in use' "$work/init.err" || return
+	done
+	[ -n "$P" ] || return
+	for i in $(seq 200); do "$LAT" http 1 1000 $port /readyz | grep -q ' n=1 ' && break; sleep 0.02; done
+	out=$(timeout 900 "${NICE[@]}" "$LAT" http "$HTTP_N" "$HTTP_RATE" $port /readyz "$work/go" "$work/done")
+	note "  /readyz: $out; $(cat "$work/done")"
+	for i in idle_p50_us idle_p99_us p50_us p99_us max_us reap_p99_us reap_max_us over50ms lost lag_p99_us; do put "ready.$i" tend "$(kv $i "$out")"; done
 	stop_init
-	break
-done
+}
 
-declare -A DYN=([tend]= [tini]= [dumb]=)
-# --- stripped size --------------------------------------------------------
-for n in "${NAMES[@]}"; do
-	cp "${BIN[$n]}" "$work/size.$n" && strip "$work/size.$n" 2>/dev/null
-	R[size.$n]=$(stat -c %s "$work/size.$n" 2>/dev/null || echo n/a)
-	readelf -l "${BIN[$n]}" 2>/dev/null | grep -q 'program interpreter' && DYN[$n]=" dynamic"
+want=$((STORM_N * 8 + 10000)) # each orphan is a Go process of about 4 threads, each taking a pid
+if [ "$old_pid_max" -lt "$want" ]; then
+	echo "$want" >/proc/sys/kernel/pid_max 2>/dev/null && our_pid_max=$want || note "cannot raise kernel.pid_max to $want; storms may fail"
+fi
+load0=$(cut -d' ' -f1-3 /proc/loadavg); t0=$(date +%s)
+for ((r = 0; r < ROUNDS; r++)); do
+	note "round $((r + 1)) of $ROUNDS: start-up, memory, Pss, faults, signals, $STORM_N-orphan storms, /readyz"
+	m_start
+	for f in mem pss faults sig storm; do for n in $(order "${INITS[@]}"); do m_$f $n; done; done
+	m_ready
 done
 
 # --- report ---------------------------------------------------------------
-num() { [[ $1 =~ ^-?[0-9]+(\.[0-9]+)?$ ]]; }
-ratio() { if num "$1" && num "$2" && [ "$(awk -v b="$2" 'BEGIN {print (b != 0)}')" = 1 ]; then awk -v a="$1" -v b="$2" 'BEGIN {printf "%.2fx", a / b}'; else echo "—"; fi; }
-cell() { local v=${R[$1.$2]:-n/a}; [ -z "$v" ] && v=n/a; echo "$v"; }
-row() { # row LABEL KEY
-	local t=$(cell "$2" tend) i=$(cell "$2" tini) d=$(cell "$2" dumb)
-	echo "| $1 | $t | $i | $d | $(ratio "$t" "$i") | $(ratio "$d" "$i") |"
+# agg med|lo|hi FIGURE INIT: median, min, max of the rounds' values (or n/a)
+agg() { [ -s "$work/v.$2.$3" ] && sort -g "$work/v.$2.$3" | awk -v w=$1 '{v[NR] = $1} END {
+	m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
+	printf "%.10g\n", (w == "med" ? m : w == "lo" ? v[1] : v[NR]) }' || echo n/a; }
+calc() { awk "BEGIN {printf \"%.2f\", $*}"; }
+lt() { awk -v a="$1" -v b="$2" 'BEGIN {exit !(a < b)}'; }
+total() { cat "$work"/v.$1.* 2>/dev/null | awk '{s += $1} END {print s + 0}'; }
+cell() { # cell FIGURE INIT FORMAT
+	local m=$(agg med "$1" "$2"); num "$m" || { echo —; return; }
+	printf "$3 ($3–$3)" "$m" "$(agg lo "$1" "$2")" "$(agg hi "$1" "$2")"
 }
-mib() { num "$1" && awk -v b="$1" 'BEGIN {printf "%d B (%.2f MiB)", b, b / 1048576}' || echo "$1"; }
-cpu=$(awk -F': ' '/^model name/ {print $2; exit}' /proc/cpuinfo)
-[ -n "$cpu" ] || cpu=$(lscpu 2>/dev/null | awk -F': *' '/Model name/ {print $2; exit}')
+bestc() { # the lowest median of the C inits; for size, of the static ones
+	local n b=n/a m
+	for n in tini dumb cata; do
+		m=$(agg med "$1" $n); [ "$1" = size ] && [ -n "${DYN[$n]:-}" ] && continue
+		num "$m" && { ! num "$b" || lt "$m" "$b"; } && b=$m
+	done
+	echo "$b"
+}
+ratio() { num "$1" && num "$2" && lt 0 "$2" && echo "$(calc "$1 / $2")×" || echo —; }
+# verdict VALUE LIMIT TEXT: "TEXT: met" when VALUE <= LIMIT, else missed by VALUE/LIMIT
+verdict() {
+	num "$1" && num "$2" && lt 0 "$2" || { echo "$3: n/a"; return; }
+	lt "$2" "$1" && echo "$3: missed by $(calc "$1 / $2")×" || echo "$3: met"
+}
+row() { # row LABEL FIGURE FORMAT TARGET
+	local t=$(agg med "$2" tend) c=() n
+	for n in tend floor tini dumb cata; do c+=("$(cell "$2" $n "$3")"); done
+	echo "| $1 | ${c[0]} | ${c[1]} | ${c[2]} | ${c[3]} | ${c[4]} | $(ratio "$t" "$(agg med "$2" floor)") | $(ratio "$t" "$(bestc "$2")") | $4 |"
+}
+tf() { verdict "$(agg med "$1" tend)" "$(calc "$(agg med "$1" floor) * $2" 2>/dev/null)" "≤ $2× floor"; }
+declare -A DYN
+for n in "${INITS[@]}"; do # stripped size: one value, no rounds
+	cp "${BIN[$n]}" "$work/size" && strip "$work/size" 2>/dev/null && stat -c %s "$work/size" >"$work/v.size.$n"
+	readelf -l "${BIN[$n]}" 2>/dev/null | grep -q 'program interpreter' && DYN[$n]=", dynamic"
+done
+size() { num "$(agg med size $1)" && echo "$(calc "$(agg med size $1) / 1048576") MiB${DYN[$1]:-}" || echo n/a; }
+maxall() { [ -s "$work/v.$1.tend" ] && sort -g "$work/v.$1.tend" | tail -1 || echo n/a; }
 
+cpu=$(awk -F': ' '/^model name/ {print $2; exit}' /proc/cpuinfo)
 echo
-echo "date: $(date -u '+%Y-%m-%d %H:%M:%S UTC')"
-echo "kernel: $(uname -r)"
-echo "cpu: ${cpu:-unknown}"
-echo "nproc: $(nproc)"
-echo "versions: $("$TEND" --version 2>&1 | head -1); $("$TINI" --version 2>&1 | head -1); $("$DUMB" --version 2>&1 | head -1)"
+echo "date: $(date -u '+%Y-%m-%d %H:%M UTC'); machine: nproc $(nproc), kernel $(uname -r), ${cpu:-unknown cpu}; load average $load0 at the start, $(cut -d' ' -f1-3 /proc/loadavg) at the end; $(( ($(date +%s) - t0) / 60 )) min"
+echo "versions: $("$TEND" --version 2>&1 | head -1); $(/usr/bin/tini-static --version 2>&1 | head -1); $(/usr/bin/dumb-init --version 2>&1 | head -1); catatonit $(/usr/bin/catatonit -V 2>&1 | awk '{print $NF}'); floor built with $(go env GOVERSION)"
+echo "each cell: median (min–max) of $ROUNDS rounds; ratios of medians; best C: the lowest of tini-static, dumb-init and catatonit"
 echo
-echo "| metric | tend | tini-static | dumb-init | tend / tini-static | dumb-init / tini-static |"
-echo "|---|---|---|---|---|---|"
-row "start-up overhead, µs (median of $HF_RUNS, minus bare \`true\` = ${R[start.base]:-n/a} µs; -s for tend and tini)" start
-row "VmRSS of the init while the app sleeps, KiB (median of $RSS_RUNS)" rss
-row "$STORM_N-orphan storm as PID 1, hand-over to 0 zombies, ms (median of $STORM_RUNS)" storm
-row "signal forwarding p50, µs (kill to app ack, n=$(cell sign tend)/$(cell sign tini)/$(cell sign dumb))" sig50
-row "signal forwarding p99, µs" sig99
-echo "| /readyz p50 at $HTTP_RATE req/s, µs (tend only; $ready_note) | $(cell ready50 tend) | — | — | — | — |"
-echo "| /readyz p99 at $HTTP_RATE req/s, µs | $(cell ready99 tend) | — | — | — | — |"
-echo "| stripped binary size | $(mib "$(cell size tend)")${DYN[tend]} | $(mib "$(cell size tini)")${DYN[tini]} | $(mib "$(cell size dumb)")${DYN[dumb]} | $(ratio "$(cell size tend)" "$(cell size tini)") | $(ratio "$(cell size dumb)" "$(cell size tini)") |"
+echo "| figure | tend | Go floor | tini-static | dumb-init | catatonit | tend/floor | tend/best C | target |"
+echo "|---|---|---|---|---|---|---|---|---|"
+row "start-up overhead, µs (hyperfine median of $HF_RUNS minus bare \`true\`)" start %.0f "$(tf start 1.1)"
+row "RssAnon as PID 1, KiB (median of $RSS_RUNS a round)" rssanon %.0f "$(tf rssanon 1.1)"
+row "RssFile as PID 1, KiB" rssfile %.0f —
+row "VmRSS as PID 1, KiB" vmrss %.0f —
+row "Pss per instance, 3 at once, KiB" pss %.0f —
+row "OS threads as PID 1" threads %.0f "$(verdict "$(agg med threads tend)" "$(calc "$(agg med threads floor) + 2" 2>/dev/null)" "≤ floor + 2")"
+row "page faults per start, minflt+majflt (median of $FAULT_RUNS)" faults %.0f —
+row "signal forwarding p50, µs ($SIG_N a round; lost in all: $(total sig.lost); the floor forwards TERM, INT only)" sig50 %.1f —
+row "signal forwarding p99, µs" sig99 %.1f "$(verdict "$(agg med sig99 tend)" "$(agg med sig99 tini)" "≤ 1.0× tini-static")"
+row "$STORM_N-orphan storm as PID 1, hand-over to 0 zombies, ms ($STORM_RUNS a round)" storm %.1f "$(verdict "$(agg med storm tend)" "$(bestc storm)" "≤ 1.0× best C")"
+row "/readyz p50 idle, $HTTP_RATE req/s open loop, µs ($HTTP_N a round)" ready.idle_p50_us %.1f —
+row "/readyz p99 idle, µs" ready.idle_p99_us %.1f —
+row "/readyz p50 during a $STORM_N-orphan storm, µs (spawn to 0 zombies)" ready.p50_us %.1f —
+row "/readyz p99 during the storm, µs" ready.p99_us %.1f "$(verdict "$(agg med ready.p99_us tend)" 5000 "≤ 5 ms")"
+row "/readyz max during the storm, µs" ready.max_us %.1f "$(verdict "$(maxall ready.max_us)" 50000 "none over 50 ms (max of all rounds)")"
+row "/readyz p99 while reaping, µs" ready.reap_p99_us %.1f —
+row "/readyz max while reaping, µs" ready.reap_max_us %.1f —
+row "lat's own lateness opening connections in the storm, p99, µs (the machine, not tend)" ready.lag_p99_us %.1f —
+row "/readyz requests over 50 ms in the storm, a round (failed in all: $(total ready.lost))" ready.over50ms %.0f —
+echo "| stripped binary size, MiB | $(size tend) | $(size floor) | $(size tini) | $(size dumb) | $(size cata) | $(ratio "$(agg med size tend)" "$(agg med size floor)") | $(ratio "$(agg med size tend)" "$(bestc size)") (static C) | $(verdict "$(agg med size tend)" $((6 * 1048576)) "≤ 6 MiB") |"
 exit 0
