@@ -88,7 +88,7 @@ func TestDecidedOutcomesWarn(t *testing.T) {
 			map[string]logLine{"stop: startup probe db failed 1 times in a row": {"probe": "db", "probe_kind": "startup", "code": float64(75)}}},
 		{"post-start timeout", []string{"--hook-timeout", "200ms", "--post-start", "sleep 5", "--", fakeappBin, "signals", "SIGTERM", "0"}, false, 69,
 			map[string]logLine{
-				"post-start failed after":      {"hook": "post-start", "error": "sleep 5: timed out after 200ms"},
+				"post-start failed after":        {"hook": "post-start", "error": "sleep 5: timed out after 200ms"},
 				"stop: post-start failed; grace": {"hook": "post-start", "code": float64(69), "reason": "post-start failed"},
 			}},
 		{"pre-stop timeout", []string{"--hook-timeout", "200ms", "--pre-stop", "sleep 5", "--", fakeappBin, "signals", "SIGTERM", "0"}, true, 0,
