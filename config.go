@@ -31,6 +31,11 @@ func buildConfig(v values) (*lifecycle.Config, error) {
 	if cfg.Verbosity, err = v.verbosity(); err != nil {
 		return nil, err
 	}
+	if s, ok := v.str("log-format"); ok {
+		if cfg.LogFormat, err = lifecycle.ParseLogFormat(strings.TrimSpace(s)); err != nil {
+			return nil, usagef("invalid --log-format value %q: %v", s, err)
+		}
+	}
 	for _, s := range v.list("remap-exit") {
 		n, err := strconv.Atoi(strings.TrimSpace(s))
 		if err != nil || n < 0 || n > 255 {

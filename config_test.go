@@ -134,6 +134,9 @@ func TestParseRejects(t *testing.T) {
 		{[]string{"--probe-period", "1ns", "app"}, envOf(), "at least 10ms"},
 		{[]string{"--probe-timeout", "9ms", "app"}, envOf(), "at least 10ms"},
 		{[]string{"app"}, envOf("TEND_PROBE_PERIOD", "1us"), "at least 10ms"},
+		{[]string{"--log-format", "yaml", "app"}, envOf(), "--log-format"},
+		{[]string{"--log-format", "", "app"}, envOf(), "--log-format"},
+		{[]string{"app"}, envOf("TEND_LOG_FORMAT", "JSON"), "--log-format"},
 	}
 	for _, c := range cases {
 		t.Run(strings.Join(c.args, " "), func(t *testing.T) {
@@ -144,6 +147,25 @@ func TestParseRejects(t *testing.T) {
 				t.Fatalf("want exit 1 and one line naming %q, got %d %q", c.msg, code, stderr.String())
 			}
 		})
+	}
+}
+
+// TestParseLogFormat: text by default; the flag beats TEND_LOG_FORMAT.
+func TestParseLogFormat(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		env  lookupEnv
+		want lifecycle.LogFormat
+	}{
+		{[]string{"app"}, envOf(), lifecycle.LogText},
+		{[]string{"--log-format", "json", "app"}, envOf(), lifecycle.LogJSON},
+		{[]string{"--log-format=text", "app"}, envOf("TEND_LOG_FORMAT", "json"), lifecycle.LogText},
+		{[]string{"app"}, envOf("TEND_LOG_FORMAT", "json"), lifecycle.LogJSON},
+		{[]string{"app"}, envOf("TEND_LOG_FORMAT", ""), lifecycle.LogText},
+	} {
+		if got := mustParse(t, c.env, c.args...).LogFormat; got != c.want {
+			t.Errorf("%q: got %s, want %s", c.args, got, c.want)
+		}
 	}
 }
 

@@ -68,6 +68,8 @@ func flagSpecs() []flagSpec {
 			usage: "log each reaped process other than the app"},
 		{long: "verbose", short: "v", kind: kindCount, env: []string{"TEND_VERBOSITY", "TINI_VERBOSITY"},
 			usage: "more logging: -v info, -vv debug (default: warnings); variables take a number: 0 errors, 1 warnings, 2 info, 3 debug"},
+		{long: "log-format", kind: kindValue, env: []string{"TEND_LOG_FORMAT"},
+			usage: "write tend's log lines as `FORMAT`: text (tini's) or json (one object per line: time, level, msg, pid, fields)", def: "text"},
 		{long: "rewrite-signal", short: "r", kind: kindList, env: []string{"TEND_REWRITE_SIGNAL"}, splitEnv: fields,
 			usage: "forward signal FROM as TO (`FROM:TO`, names or numbers; TO=0 drops); repeatable"},
 		{long: "post-start", kind: kindList, env: []string{"TEND_POST_START"}, splitEnv: lines,

@@ -43,7 +43,11 @@ func run(ctx context.Context, args []string, env lookupEnv, stdout, stderr io.Wr
 	}
 	switch {
 	case err != nil:
-		lifecycle.NewLogger(stderr, lifecycle.LevelError).Errorf("%s", oneLine(err.Error()))
+		format := lifecycle.LogText // a flag error comes before the format is known
+		if cfg != nil {
+			format = cfg.LogFormat
+		}
+		lifecycle.NewLogger(stderr, lifecycle.LevelError, format).Errorf("%s", oneLine(err.Error()))
 		return lifecycle.ExitCode(err)
 	case l == nil: // -h, --version or --check: done
 		return 0

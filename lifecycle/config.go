@@ -27,6 +27,10 @@ type Config struct {
 	RemapExit  [256]bool // app codes turned into 0 (tini -e)
 	Rewrite    signals.Rewrite
 
+	// LogFormat is how tend writes its own lines: LogText (tini's, the
+	// default) or LogJSON.
+	LogFormat LogFormat
+
 	PostStart    []hooks.Action
 	PreStop      []hooks.Action
 	PostStop     []hooks.Action

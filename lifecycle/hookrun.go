@@ -3,6 +3,7 @@ package lifecycle
 import (
 	"errors"
 	"fmt"
+	"log/slog"
 	"time"
 
 	"github.com/tend-init/tend/hooks"
@@ -16,7 +17,7 @@ func (m *machine) startHook(kind HookKind, deadline time.Time) {
 		code = &m.st.appCode
 	}
 	env := childEnv(m.baseEnv, kind.String(), m.appPidIfRunning(), code)
-	m.log.Infof("%s: running %d command(s)", kind, len(cmds))
+	m.log.With(hookField(kind), slog.Int("commands", len(cmds))).Infof("%s: running %d command(s)", kind, len(cmds))
 	cancel := m.w.startHook(kind, cmds, env, deadline)
 	m.st.hooks[kind] = &hookRun{cancel: cancel, started: m.now()}
 }
@@ -48,10 +49,10 @@ func (m *machine) onHookDone(d hookDone) {
 	if errors.Is(d.err, hooks.ErrTimeout) {
 		m.decided(fmt.Sprintf("%s timed out after %s", d.kind, m.cfg.HookTimeout))
 	}
-	if d.err != nil {
-		m.log.Warnf("%s failed after %s: %v", d.kind, d.dur.Round(time.Millisecond), d.err)
+	if dur := d.dur.Round(time.Millisecond); d.err != nil {
+		m.log.With(hookField(d.kind), durField(dur), errField(d.err)).Warnf("%s failed after %s: %v", d.kind, dur, d.err)
 	} else {
-		m.log.Infof("%s succeeded in %s", d.kind, d.dur.Round(time.Millisecond))
+		m.log.With(hookField(d.kind), durField(dur)).Infof("%s succeeded in %s", d.kind, dur)
 	}
 	switch d.kind {
 	case hookPostStart:
@@ -82,6 +83,6 @@ func (m *machine) onPostStart(err error) {
 	if (m.st.phase == phaseStarting || m.st.phase == phasePause) && !m.st.appExited {
 		m.st.exitOverride = ExitPostStartFailed
 		m.decided(fmt.Sprintf("post-start failed: %v", err))
-		m.beginStop(m.ownStopSignal(), "post-start failed")
+		m.beginStop(m.ownStopSignal(), "post-start failed", hookField(hookPostStart))
 	}
 }

@@ -1,11 +1,16 @@
 package lifecycle
 
 import (
+	"context"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"sync/atomic"
 	"time"
+
+	"github.com/tend-init/tend/signals"
+	"golang.org/x/sys/unix"
 )
 
 // Verbosity levels, as tini counts them: warnings are shown by default,
@@ -17,26 +22,82 @@ const (
 	LevelDebug
 )
 
-// Logger writes tend's own lines to stderr, never to the app's stdout, each
-// with the same "[tend PID]" prefix so they can be told apart from the app's
-// output in a container log.
+// LogFormat is how a line is written: tini's text, or one JSON object.
+type LogFormat int
+
+const (
+	// LogText is "[tend PID] LEVEL: message", as tini writes; the default.
+	LogText LogFormat = iota
+	// LogJSON is one JSON object per line, written by slog's JSONHandler:
+	// time (RFC 3339, UTC), level, msg, pid, then the event's fields.
+	LogJSON
+)
+
+// ParseLogFormat reads --log-format's value: "text" or "json".
+func ParseLogFormat(s string) (LogFormat, error) {
+	switch s {
+	case "text":
+		return LogText, nil
+	case "json":
+		return LogJSON, nil
+	}
+	return 0, fmt.Errorf("want text or json")
+}
+
+func (f LogFormat) String() string {
+	if f == LogJSON {
+		return "json"
+	}
+	return "text"
+}
+
+// SlogLevel is the slog level that a tend verbosity shows down to: 0
+// errors, 1 (the default) warnings, 2 (-v) info, 3 or more (-vv) debug.
+// The JSON "level" of a line is its slog level's name: ERROR, WARN, INFO
+// or DEBUG, the same words the text format uses.
+func SlogLevel(verbosity int) slog.Level {
+	switch {
+	case verbosity <= LevelError:
+		return slog.LevelError
+	case verbosity == LevelWarn:
+		return slog.LevelWarn
+	case verbosity == LevelInfo:
+		return slog.LevelInfo
+	}
+	return slog.LevelDebug
+}
+
+// Logger writes tend's own lines to stderr, never to the app's stdout. In
+// text, each line has the same "[tend PID]" prefix so it can be told apart
+// from the app's output in a container log; in JSON, each line is an
+// object with tend's pid.
 //
 // The loop's logger is asynchronous: a line goes into a bounded queue that
 // one goroutine writes out, and a line that finds the queue full is
 // dropped and counted. A stderr pipe whose reader has stopped, or a flood of
 // debug lines, must never hold up the loop: a blocked log write once kept a
 // TERM waiting behind it.
+//
+// In JSON the caller only takes the time, formats the message and copies
+// the fields into a slog.Record; the writer goroutine encodes it. So the
+// loop does no JSON escaping, the one handler is used by one goroutine
+// (the reaper's and health server's lines do not contend on its mutex),
+// and, as in text, the only blocking write is the writer's. The time is
+// the event's, taken when it was logged, not when stderr took the line.
 type Logger struct {
 	w       io.Writer
 	level   int
 	pid     int
+	json    slog.Handler  // nil: text
 	q       chan logEntry // nil: write synchronously
 	dropped atomic.Uint64
 }
 
-// logEntry is a line to write, or a flush request to acknowledge.
+// logEntry is a line to write, a record to encode, or a flush request to
+// acknowledge.
 type logEntry struct {
-	line string
+	line string       // text: the whole line
+	rec  *slog.Record // json: the event, encoded by the writer
 	ack  chan struct{}
 }
 
@@ -45,13 +106,21 @@ const logQueue = 1024
 
 // NewLogger writes each line before returning: for set-up errors, where
 // tend exits right after, and for tests.
-func NewLogger(w io.Writer, level int) *Logger {
-	return &Logger{w: w, level: level, pid: os.Getpid()}
+func NewLogger(w io.Writer, level int, format LogFormat) *Logger {
+	l := &Logger{w: w, level: level, pid: os.Getpid()}
+	if format == LogJSON {
+		// Only the JSON handler is used: slog's text handler is never
+		// referenced, so the linker leaves it out. pid is encoded once,
+		// here, not on every line.
+		h := slog.NewJSONHandler(w, &slog.HandlerOptions{Level: SlogLevel(level)})
+		l.json = h.WithAttrs([]slog.Attr{slog.Int("pid", l.pid)})
+	}
+	return l
 }
 
 // newAsyncLogger queues lines for a writer goroutine; see Logger.
-func newAsyncLogger(w io.Writer, level int) *Logger {
-	l := NewLogger(w, level)
+func newAsyncLogger(w io.Writer, level int, format LogFormat) *Logger {
+	l := NewLogger(w, level, format)
 	l.q = make(chan logEntry, logQueue)
 	go l.drain()
 	return l
@@ -64,15 +133,23 @@ func (l *Logger) drain() {
 			continue
 		}
 		if n := l.dropped.Swap(0); n > 0 {
-			l.write(fmt.Sprintf("[tend %d] WARN: %d log line(s) dropped: stderr was not read fast enough\n", l.pid, n))
+			l.emit(l.entry(LevelWarn, "WARN", []slog.Attr{slog.Uint64("dropped", n)},
+				fmt.Sprintf("%d log line(s) dropped: stderr was not read fast enough", n)))
 		}
-		l.write(e.line)
+		l.emit(e)
 	}
 }
 
-// write is one Write per line, which keeps lines whole on a shared pipe. A
-// failed write has nowhere better to be reported.
-func (l *Logger) write(line string) { _, _ = io.WriteString(l.w, line) }
+// emit writes one entry in one Write, which keeps lines whole on a shared
+// pipe (slog's handler also writes each record once). A failed write has
+// nowhere better to be reported.
+func (l *Logger) emit(e logEntry) {
+	if e.rec != nil {
+		_ = l.json.Handle(context.Background(), *e.rec)
+		return
+	}
+	_, _ = io.WriteString(l.w, e.line)
+}
 
 // Flush waits until every queued line is written, for at most d: a stderr
 // that nobody reads must not keep tend from exiting.
@@ -94,23 +171,84 @@ func (l *Logger) Flush(d time.Duration) {
 	}
 }
 
-func (l *Logger) logf(level int, tag, format string, args ...any) {
+// entry is a line in the logger's format. The JSON message is the text
+// line's message, word for word; the fields repeat what it says for
+// machines.
+func (l *Logger) entry(level int, tag string, attrs []slog.Attr, msg string) logEntry {
+	if l.json == nil {
+		return logEntry{line: fmt.Sprintf("[tend %d] %s: %s\n", l.pid, tag, msg)}
+	}
+	r := slog.NewRecord(time.Now().UTC(), SlogLevel(level), msg, 0)
+	r.AddAttrs(attrs...) // copied: the caller's slice may be reused
+	return logEntry{rec: &r}
+}
+
+func (l *Logger) logf(level int, tag string, attrs []slog.Attr, format string, args ...any) {
 	if l == nil || level > l.level {
 		return
 	}
-	line := fmt.Sprintf("[tend %d] %s: %s\n", l.pid, tag, fmt.Sprintf(format, args...))
+	e := l.entry(level, tag, attrs, fmt.Sprintf(format, args...))
 	if l.q == nil {
-		l.write(line)
+		l.emit(e)
 		return
 	}
 	select {
-	case l.q <- logEntry{line: line}:
+	case l.q <- e:
 	default:
 		l.dropped.Add(1)
 	}
 }
 
-func (l *Logger) Errorf(format string, args ...any) { l.logf(LevelError, "ERROR", format, args...) }
-func (l *Logger) Warnf(format string, args ...any)  { l.logf(LevelWarn, "WARN", format, args...) }
-func (l *Logger) Infof(format string, args ...any)  { l.logf(LevelInfo, "INFO", format, args...) }
-func (l *Logger) Debugf(format string, args ...any) { l.logf(LevelDebug, "DEBUG", format, args...) }
+func (l *Logger) Errorf(format string, args ...any) {
+	l.logf(LevelError, "ERROR", nil, format, args...)
+}
+func (l *Logger) Warnf(format string, args ...any) { l.logf(LevelWarn, "WARN", nil, format, args...) }
+func (l *Logger) Infof(format string, args ...any) { l.logf(LevelInfo, "INFO", nil, format, args...) }
+func (l *Logger) Debugf(format string, args ...any) {
+	l.logf(LevelDebug, "DEBUG", nil, format, args...)
+}
+
+// With is a line with structured fields: in JSON they are keys beside msg;
+// text ignores them, since its message already says the same. Fields are
+// of concrete kinds (strings, numbers, durations, booleans), never
+// slog.Any of a struct, so encoding needs no reflection.
+func (l *Logger) With(attrs ...slog.Attr) Fields { return Fields{l: l, attrs: attrs} }
+
+// Fields is a Logger with an event's fields; see Logger.With.
+type Fields struct {
+	l     *Logger
+	attrs []slog.Attr
+}
+
+func (f Fields) Errorf(format string, args ...any) {
+	f.l.logf(LevelError, "ERROR", f.attrs, format, args...)
+}
+func (f Fields) Warnf(format string, args ...any) {
+	f.l.logf(LevelWarn, "WARN", f.attrs, format, args...)
+}
+func (f Fields) Infof(format string, args ...any) {
+	f.l.logf(LevelInfo, "INFO", f.attrs, format, args...)
+}
+func (f Fields) Debugf(format string, args ...any) {
+	f.l.logf(LevelDebug, "DEBUG", f.attrs, format, args...)
+}
+
+// The fields' keys, one spelling each. Durations are slog's: whole
+// nanoseconds.
+func hookField(k HookKind) slog.Attr     { return slog.String("hook", k.String()) }
+func sigField(s unix.Signal) slog.Attr   { return slog.String("signal", signals.Name(s)) }
+func durField(d time.Duration) slog.Attr { return slog.Duration("duration", d) }
+func appPidField(pid int) slog.Attr      { return slog.Int("app_pid", pid) }
+
+// errField is the error's text; "" for none.
+func errField(err error) slog.Attr {
+	if err == nil {
+		return slog.String("error", "")
+	}
+	return slog.String("error", err.Error())
+}
+
+// probeField names a check (its name, or its kind when unnamed), and
+// probeKindField says which kind it is: startup, ready or live.
+func probeField(c Check) slog.Attr     { return slog.String("probe", c.Name) }
+func probeKindField(c Check) slog.Attr { return slog.String("probe_kind", c.Kind.String()) }

@@ -43,7 +43,7 @@ type Loop struct {
 func New(cfg Config, stderr io.Writer) (l *Loop, err error) {
 	l = &Loop{
 		cfg:       cfg,
-		log:       newAsyncLogger(stderr, cfg.Verbosity),
+		log:       newAsyncLogger(stderr, cfg.Verbosity, cfg.LogFormat),
 		pid1:      os.Getpid() == 1,
 		events:    make(chan event, 16),
 		stopProbe: func() {},

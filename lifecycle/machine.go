@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"slices"
 	"time"
 
@@ -196,13 +197,13 @@ func (m *machine) handle(ev event) {
 func (m *machine) onSignal(recv unix.Signal) {
 	sig, ok := m.cfg.Rewrite.Apply(recv)
 	if !ok {
-		m.log.Debugf("dropped %s (rewrite rule)", signals.Name(recv))
+		m.log.With(sigField(recv)).Debugf("dropped %s (rewrite rule)", signals.Name(recv))
 		return
 	}
 	if m.isStopSignal(recv) {
 		switch {
 		case m.canBeginStop():
-			m.beginStop(sig, "received "+signals.Name(recv))
+			m.beginStop(sig, "received "+signals.Name(recv), sigField(recv))
 			return
 		case m.st.phase == phaseStopping && !m.st.stopSent && m.st.hasApp:
 			// Held, not dropped: the app gets the stop signal once when
@@ -210,7 +211,7 @@ func (m *machine) onSignal(recv unix.Signal) {
 			if sig != m.st.stopSignal && !slices.Contains(m.st.held, sig) {
 				m.st.held = append(m.st.held, sig)
 			}
-			m.log.Infof("received %s while pre-stop runs: held until it ends", signals.Name(recv))
+			m.log.With(sigField(recv)).Infof("received %s while pre-stop runs: held until it ends", signals.Name(recv))
 			return
 		}
 	}
@@ -238,7 +239,7 @@ func (m *machine) ownStopSignal() unix.Signal {
 // forward sends sig to the app, or to its process group with -g.
 func (m *machine) forward(sig unix.Signal) {
 	if !m.st.hasApp || m.st.appExited {
-		m.log.Debugf("not forwarding %s: no app running", signals.Name(sig))
+		m.log.With(sigField(sig)).Debugf("not forwarding %s: no app running", signals.Name(sig))
 		return
 	}
 	err := m.w.signalApp(sig, m.cfg.KillGroup)
@@ -246,14 +247,14 @@ func (m *machine) forward(sig unix.Signal) {
 	case errors.Is(err, errNoApp):
 		// The reaper collected the app in this very iteration, before
 		// its exit was read.
-		m.log.Debugf("not forwarding %s: no app running", signals.Name(sig))
+		m.log.With(sigField(sig)).Debugf("not forwarding %s: no app running", signals.Name(sig))
 		return
 	case err != nil:
-		m.log.Warnf("forwarding %s to pid %d: %v", signals.Name(sig), m.st.appPid, err)
+		m.log.With(sigField(sig), appPidField(m.st.appPid), errField(err)).Warnf("forwarding %s to pid %d: %v", signals.Name(sig), m.st.appPid, err)
 		return
 	}
 	m.st.forwarded[sig]++
-	m.log.Debugf("forwarded %s to pid %d", signals.Name(sig), m.st.appPid)
+	m.log.With(sigField(sig), appPidField(m.st.appPid)).Debugf("forwarded %s to pid %d", signals.Name(sig), m.st.appPid)
 }
 
 func (m *machine) onAppExit(code int) {
@@ -263,7 +264,8 @@ func (m *machine) onAppExit(code int) {
 		m.internalError(fmt.Errorf("the app exited in phase %s", m.st.phase))
 	}
 	m.st.appExited, m.st.appCode = true, code
-	m.log.Infof("app (pid %d) exited with code %d after %s", m.st.appPid, code, m.now().Sub(m.st.appStarted).Round(time.Millisecond))
+	ran := m.now().Sub(m.st.appStarted).Round(time.Millisecond)
+	m.log.With(appPidField(m.st.appPid), slog.Int("code", code), durField(ran)).Infof("app (pid %d) exited with code %d after %s", m.st.appPid, code, ran)
 	m.cancelHook(hookPostStart, errors.New("the app exited"))
 }
 

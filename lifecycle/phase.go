@@ -1,6 +1,9 @@
 package lifecycle
 
-import "fmt"
+import (
+	"fmt"
+	"log/slog"
+)
 
 // Phase is where the lifecycle stands. The zero value is not a live phase,
 // so a state that was never set up cannot pass for one.
@@ -68,7 +71,7 @@ func (m *machine) transition(to Phase, why string) bool {
 		return false
 	}
 	m.st.phase = to
-	m.log.Infof("phase %s -> %s: %s", from, to, why)
+	m.log.With(slog.String("from", from.String()), slog.String("phase", to.String()), slog.String("reason", why)).Infof("phase %s -> %s: %s", from, to, why)
 	return true
 }
 

@@ -3,6 +3,7 @@ package lifecycle
 import (
 	"errors"
 	"fmt"
+	"log/slog"
 
 	"github.com/tend-init/tend/probe"
 )
@@ -77,13 +78,13 @@ func (m *machine) onProbe(r probeDone) {
 		// tend's own resource shortage, not the app's failure: counted
 		// and logged, never fed to the threshold.
 		m.st.probeResults[probe.ProbeKey{Probe: c.Name, Kind: c.Kind.String(), Result: "unknown"}]++
-		m.log.Warnf("%s check %s: %v", c.Kind, c.Name, r.err)
+		m.log.With(probeField(c), probeKindField(c), errField(r.err)).Warnf("%s check %s: %v", c.Kind, c.Name, r.err)
 		return
 	}
 	m.st.probeResults[probe.ProbeKey{Probe: c.Name, Kind: c.Kind.String(), Result: outcome(r.err == nil)}]++
 	if r.err != nil {
 		cs.lastErr = r.err
-		m.log.Debugf("%s attempt failed: %v", label(c), r.err)
+		m.log.With(probeField(c), probeKindField(c), errField(r.err)).Debugf("%s attempt failed: %v", label(c), r.err)
 	}
 	passing, changed := cs.t.Observe(r.err == nil)
 	if c.Kind == ProbeStartup && r.err == nil {
@@ -93,7 +94,7 @@ func (m *machine) onProbe(r probeDone) {
 	if !changed {
 		return
 	}
-	m.log.Infof("%s is now %s", label(c), map[bool]string{true: "passing", false: "failing"}[passing])
+	m.log.With(probeField(c), probeKindField(c), slog.Bool("passing", passing)).Infof("%s is now %s", label(c), map[bool]string{true: "passing", false: "failing"}[passing])
 	if passing || c.Kind == ProbeReady {
 		return
 	}
@@ -102,12 +103,12 @@ func (m *machine) onProbe(r probeDone) {
 	if m.st.phase == phasePause {
 		// A sidecar: /livez says so, and the orchestrator restarts
 		// whatever it attributes the probe to. tend keeps running.
-		m.log.Warnf("%s: /livez answers 503", why)
+		m.log.With(probeField(c), probeKindField(c), errField(r.err)).Warnf("%s: /livez answers 503", why)
 		return
 	}
 	m.st.exitOverride = ExitLivenessFailed
 	m.decided(why)
-	m.beginStop(m.ownStopSignal(), why)
+	m.beginStop(m.ownStopSignal(), why, probeField(c), probeKindField(c), errField(r.err))
 }
 
 // onStartupPassed marks a startup check passed; once every one has, the

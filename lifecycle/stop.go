@@ -3,6 +3,7 @@ package lifecycle
 import (
 	"errors"
 	"fmt"
+	"log/slog"
 	"time"
 
 	"github.com/tend-init/tend/signals"
@@ -24,8 +25,8 @@ func (m *machine) canBeginStop() bool {
 
 // beginStop starts the stop sequence: not ready, post-start and probes
 // ended, then pre-stop, then sig to the app, with SIGKILL at the grace
-// deadline.
-func (m *machine) beginStop(sig unix.Signal, why string) {
+// deadline. fields say, in a JSON log, what began the stop.
+func (m *machine) beginStop(sig unix.Signal, why string, fields ...slog.Attr) {
 	pause := m.st.phase == phasePause
 	if !m.transition(phaseStopping, why) {
 		return
@@ -33,11 +34,14 @@ func (m *machine) beginStop(sig unix.Signal, why string) {
 	m.st.terminating = true
 	m.st.stopSignal = sig
 	m.st.stopBegan = m.now()
+	fields = append([]slog.Attr{slog.String("reason", why), slog.Duration("grace_period", m.cfg.GracePeriod)}, fields...)
 	if m.st.exitOverride != 0 {
-		// tend's own decision: shown at the default verbosity.
-		m.log.Warnf("stop: %s; grace period %s", why, m.cfg.GracePeriod)
+		// tend's own decision: shown at the default verbosity, with the
+		// code tend will exit with.
+		fields = append(fields, slog.Int("code", m.st.exitOverride))
+		m.log.With(fields...).Warnf("stop: %s; grace period %s", why, m.cfg.GracePeriod)
 	} else {
-		m.log.Infof("stop: %s; grace period %s", why, m.cfg.GracePeriod)
+		m.log.With(fields...).Infof("stop: %s; grace period %s", why, m.cfg.GracePeriod)
 	}
 	m.publish()      // /readyz turns 503 before pre-stop starts, not after
 	m.w.stopProbes() // probes end with the stop, as in Kubernetes
@@ -68,7 +72,8 @@ func (m *machine) sendStop() {
 	if m.st.stopSignal == 0 {
 		m.log.Infof("stop: the stop signal is dropped by a rewrite rule: nothing sent")
 	} else {
-		m.log.Infof("stop: sending %s to the app, %s after the stop began", signals.Name(m.st.stopSignal), now.Sub(m.st.stopBegan).Round(time.Millisecond))
+		after := now.Sub(m.st.stopBegan).Round(time.Millisecond)
+		m.log.With(sigField(m.st.stopSignal), durField(after)).Infof("stop: sending %s to the app, %s after the stop began", signals.Name(m.st.stopSignal), after)
 		m.forward(m.st.stopSignal)
 	}
 	for _, sig := range m.st.held {
@@ -109,19 +114,21 @@ func (m *machine) onGrace() {
 	if !m.st.stopSent {
 		// Pre-stop used up the grace period. As the kubelet, the app
 		// still gets the stop signal and a minimal shutdown window.
-		m.log.Warnf("stop: pre-stop ran until the grace period of %s expired: sending the stop signal now, SIGKILL in %s", m.cfg.GracePeriod, m.cfg.MinShutdownWindow)
+		m.log.With(hookField(hookPreStop), sigField(m.st.stopSignal), slog.Duration("grace_period", m.cfg.GracePeriod), slog.Duration("min_shutdown_window", m.cfg.MinShutdownWindow)).
+			Warnf("stop: pre-stop ran until the grace period of %s expired: sending the stop signal now, SIGKILL in %s", m.cfg.GracePeriod, m.cfg.MinShutdownWindow)
 		m.sendStop()
 		return
 	}
 	m.decided(fmt.Sprintf("the app did not exit within the grace period of %s: killed with SIGKILL", m.cfg.GracePeriod))
-	m.log.Warnf("stop: grace period of %s expired: sending SIGKILL to the app", m.cfg.GracePeriod)
+	m.log.With(sigField(unix.SIGKILL), slog.Duration("grace_period", m.cfg.GracePeriod), appPidField(m.st.appPid)).
+		Warnf("stop: grace period of %s expired: sending SIGKILL to the app", m.cfg.GracePeriod)
 	if m.cfg.KillGroup {
 		if err := m.w.signalApp(unix.SIGKILL, true); err != nil && !errors.Is(err, errNoApp) {
-			m.log.Errorf("SIGKILL to the app's group: %v", err)
+			m.log.With(sigField(unix.SIGKILL), errField(err)).Errorf("SIGKILL to the app's group: %v", err)
 		}
 	}
 	if err := m.w.signalApp(unix.SIGKILL, false); err != nil && !errors.Is(err, errNoApp) {
-		m.log.Errorf("SIGKILL to the app: %v", err)
+		m.log.With(sigField(unix.SIGKILL), errField(err)).Errorf("SIGKILL to the app: %v", err)
 	}
 }
 
@@ -163,7 +170,9 @@ func (m *machine) beginDrain() {
 		m.endDrain()
 		return
 	}
-	m.log.Infof("drain: sent SIGTERM to %s; waiting up to %s", m.w.signalRest(unix.SIGTERM), m.cfg.DrainTimeout)
+	who := m.w.signalRest(unix.SIGTERM)
+	m.log.With(sigField(unix.SIGTERM), slog.String("targets", who), slog.Duration("drain_timeout", m.cfg.DrainTimeout)).
+		Infof("drain: sent SIGTERM to %s; waiting up to %s", who, m.cfg.DrainTimeout)
 	m.st.drainAt = m.st.drainBegan.Add(m.cfg.DrainTimeout)
 }
 
@@ -174,13 +183,16 @@ func (m *machine) onDrainTimeout() {
 		return
 	}
 	m.st.drainKilled = true
-	m.log.Warnf("drain: %s expired; sent SIGKILL to %s", m.cfg.DrainTimeout, m.w.signalRest(unix.SIGKILL))
+	who := m.w.signalRest(unix.SIGKILL)
+	m.log.With(sigField(unix.SIGKILL), slog.String("targets", who), slog.Duration("drain_timeout", m.cfg.DrainTimeout)).
+		Warnf("drain: %s expired; sent SIGKILL to %s", m.cfg.DrainTimeout, who)
 	m.st.drainAt = m.now().Add(killWait)
 }
 
 func (m *machine) endDrain() {
 	if !m.st.drainAt.IsZero() || m.st.drainKilled {
-		m.log.Infof("drain: done in %s", m.now().Sub(m.st.drainBegan).Round(time.Millisecond))
+		took := m.now().Sub(m.st.drainBegan).Round(time.Millisecond)
+		m.log.With(durField(took)).Infof("drain: done in %s", took)
 	}
 	m.st.drainAt = time.Time{}
 	if !m.transition(phasePostStop, "the tree is empty") {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"time"
 
@@ -56,7 +57,7 @@ func (l *Loop) hookGet(ctx context.Context, h hooks.HTTPGet) error {
 	if err != nil {
 		return err
 	}
-	l.log.Infof("%s answered %d", h.URL, resp.Code)
+	l.log.With(slog.String("url", h.URL), slog.Int("status", resp.Code)).Infof("%s answered %d", h.URL, resp.Code)
 	return nil
 }
 
@@ -95,13 +96,13 @@ func (l *Loop) publish(st *probe.Status) {
 func (l *Loop) signalRest(sig unix.Signal) string {
 	if l.pid1 {
 		if err := unix.Kill(-1, sig); err != nil && !errors.Is(err, unix.ESRCH) {
-			l.log.Errorf("kill(-1, %s): %v", signals.Name(sig), err)
+			l.log.With(sigField(sig), errField(err)).Errorf("kill(-1, %s): %v", signals.Name(sig), err)
 		}
 		return "every process in the namespace"
 	}
 	n, err := reaper.SignalDescendants(os.Getpid(), sig)
 	if err != nil {
-		l.log.Errorf("signalling descendants: %v", err)
+		l.log.With(sigField(sig), errField(err)).Errorf("signalling descendants: %v", err)
 	}
 	return fmt.Sprintf("%d descendant(s)", n)
 }
@@ -120,18 +121,18 @@ func (l *Loop) writeTerminationMessage(why string) {
 	}
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE, 0o644)
 	if err != nil {
-		l.log.Infof("termination message not written: %v", err)
+		l.log.With(slog.String("path", path), errField(err)).Infof("termination message not written: %v", err)
 		return
 	}
 	defer f.Close()
 	if st, err := f.Stat(); err != nil || st.Size() > 0 {
-		l.log.Infof("termination message not written: %s holds the app's own", path)
+		l.log.With(slog.String("path", path)).Infof("termination message not written: %s holds the app's own", path)
 		return
 	}
 	if len(why) > maxTerminationMessage {
 		why = why[:maxTerminationMessage]
 	}
 	if _, err := f.WriteString(why); err != nil {
-		l.log.Warnf("writing the termination message to %s: %v", path, err)
+		l.log.With(slog.String("path", path), errField(err)).Warnf("writing the termination message to %s: %v", path, err)
 	}
 }

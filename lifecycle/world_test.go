@@ -91,7 +91,7 @@ func newTestMachine(edit func(*Config)) (*machine, *recorder) {
 		edit(&cfg)
 	}
 	r := &recorder{clock: time.Unix(1000, 0)}
-	m := newMachine(&cfg, NewLogger(&r.log, LevelDebug), r, func() time.Time { return r.clock }, []string{"PATH=/bin"})
+	m := newMachine(&cfg, NewLogger(&r.log, LevelDebug, LogText), r, func() time.Time { return r.clock }, []string{"PATH=/bin"})
 	m.serve = true
 	return m, r
 }
