@@ -77,13 +77,13 @@ func (c *cluster) setUp() (skip string, err error) {
 			return "", err
 		}
 	}
-	for name, sandbox := range map[string]string{"containerd.toml": imgTend, "kubelet-config.yaml": ""} {
+	fill := strings.NewReplacer("@STATE@", c.state, "@SANDBOX@", imgTend)
+	for _, name := range []string{"containerd.toml", "kubelet-config.yaml"} {
 		b, err := os.ReadFile(filepath.Join("config", name))
 		if err != nil {
 			return "", err
 		}
-		s := strings.NewReplacer("@STATE@", c.state, "@SANDBOX@", sandbox).Replace(string(b))
-		if err := os.WriteFile(c.path(name), []byte(s), 0o644); err != nil {
+		if err := os.WriteFile(c.path(name), []byte(fill.Replace(string(b))), 0o644); err != nil {
 			return "", err
 		}
 	}

@@ -28,7 +28,7 @@ func (c *cluster) buildImages() error {
 		{c.repo, "fakeapp", "./testdata/fakeapp"},
 		{e2eDir, "app", "./kapp"},
 	} {
-		if err := run(5*time.Minute, b.dir, []string{"CGO_ENABLED=0"}, "go", "build", "-trimpath", "-o", filepath.Join(ctxDir, b.out), b.pkg); err != nil {
+		if err := run(5*time.Minute, b.dir, []string{"CGO_ENABLED=0"}, "go", "build", "-buildvcs=false", "-trimpath", "-o", filepath.Join(ctxDir, b.out), b.pkg); err != nil {
 			return err
 		}
 	}

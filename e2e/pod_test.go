@@ -54,8 +54,6 @@ func TestShippedPod(t *testing.T) {
 	sawPostStart := false
 	var p *corev1.Pod
 	err := poll(90*time.Second, func() (bool, error) {
-		evs := readEvents(events)
-		ended := find(evs, "post-start", "end") >= 0
 		if code, body, err := get("http://127.0.0.1:8081/readyz"); err == nil && code == 503 && strings.Contains(body, "post-start") {
 			sawPostStart = true
 		}
@@ -63,6 +61,10 @@ func TestShippedPod(t *testing.T) {
 		if err != nil || p == nil {
 			return false, nil
 		}
+		// Events read after the status: a Ready pod whose post-start had
+		// not ended by then was Ready too early.
+		evs := readEvents(events)
+		ended := find(evs, "post-start", "end") >= 0
 		if ready(p) && !ended {
 			t.Fatalf("the pod is Ready before tend's post-start ended; events:\n%s%s", dump(evs), describe(p))
 		}

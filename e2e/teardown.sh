@@ -49,8 +49,8 @@ stop_pid "$STATE/kubelet.pid" kubelet
 if [ -f "$STATE/containerd.pid" ] && alive "$(cat "$STATE/containerd.pid")"; then
   for ns in $(timeout 10 ctr -a "$SOCK" namespaces ls -q 2>/dev/null); do
     for t in $(timeout 10 ctr -a "$SOCK" -n "$ns" tasks ls -q 2>/dev/null); do
-      timeout 10 ctr -a "$SOCK" -n "$ns" tasks kill -a -s KILL "$t" >/dev/null 2>&1
-      timeout 20 ctr -a "$SOCK" -n "$ns" tasks delete -f "$t" >/dev/null 2>&1 && echo "deleted task $ns/$t"
+      timeout 10 ctr -a "$SOCK" -n "$ns" tasks kill -a -s KILL "$t" >/dev/null 2>&1 && echo "killed task $ns/$t"
+      timeout 20 ctr -a "$SOCK" -n "$ns" tasks delete -f "$t" >/dev/null 2>&1
     done
     for c in $(timeout 10 ctr -a "$SOCK" -n "$ns" containers ls -q 2>/dev/null); do
       timeout 20 ctr -a "$SOCK" -n "$ns" containers delete "$c" >/dev/null 2>&1
