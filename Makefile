@@ -12,7 +12,7 @@ OUT       ?= bin
 
 FUZZTIME  ?= 8s
 
-.PHONY: all build run test fuzz deps fakeapp release bench torture clean
+.PHONY: all build run test fuzz deps fakeapp release bench torture clean e2e
 
 all: build
 
@@ -90,6 +90,13 @@ torture: deps
 	  grep -E '^--- (PASS|FAIL|SKIP)' $(OUT)/torture.log | awk '{print "| " $$3 " | " $$2 " " $$4 " |"}'; \
 	  $(MAKE) --no-print-directory fuzz FUZZTIME=30s; \
 	  exit $$status
+
+# e2e runs tend under a real kubelet (e2e/README.md), as root: it installs
+# containerd, runc, podman and busybox-static if missing, builds the kubelet
+# once (cached in /var/cache/tend-e2e), runs e2e/'s tests and restores the
+# host. e2e/ is its own Go module, outside ./... here.
+e2e:
+	bash e2e/run.sh
 
 clean:
 	rm -rf $(OUT)
