@@ -11,11 +11,11 @@
 # The org.opencontainers.image.* labels, set from build args (`make image`
 # passes the version, the commit and the source). They are declared here,
 # before the first FROM, and redeclared in each stage that uses them.
-# LICENSES is an SPDX expression; NOASSERTION says none was given.
+# LICENSES is an SPDX expression: the LICENSE file is Apache-2.0.
 ARG VERSION=dev
 ARG REVISION=unknown
 ARG SOURCE=https://github.com/tend-init/tend
-ARG LICENSES=NOASSERTION
+ARG LICENSES=Apache-2.0
 
 # Stage "build": compile a static (CGO_ENABLED=0), stripped binary with the
 # Makefile's flags. The cli build tags drop man-page and suggestion code,

@@ -112,7 +112,7 @@ clean:
 # unique name) and checks the manifest, the labels and a run of the image.
 IMAGE          ?= localhost/tend:$(VERSION)
 IMAGE_SOURCE   ?= https://github.com/tend-init/tend
-IMAGE_LICENSES ?= NOASSERTION
+IMAGE_LICENSES ?= Apache-2.0
 REVISION       ?= $(shell git rev-parse HEAD 2>/dev/null || echo unknown)
 PODMAN         ?= podman
 PODMAN_FLAGS   ?=

@@ -118,11 +118,24 @@ func TestDescendants(t *testing.T) {
 // kernel, or a seccomp profile returning ENOSYS or EPERM), the drain still
 // signals the tree, by pid. It once took any pidfd_open error for "it
 // exited" and silently signalled nothing.
+//
+// A profile may also refuse only pidfd_send_signal (no kernel does); the
+// drain then once logged an error and signalled nobody, stopping at the
+// first descendant.
 func TestSignalDescendantsWithoutPidfd(t *testing.T) {
-	for _, refuse := range []error{unix.ENOSYS, unix.EPERM} {
-		t.Run(refuse.Error(), func(t *testing.T) {
-			pidfdOpen = func(int, int) (int, error) { return -1, refuse }
-			defer func() { pidfdOpen = unix.PidfdOpen }()
+	type refusal struct {
+		call string
+		err  error
+	}
+	for _, r := range []refusal{{"open", unix.ENOSYS}, {"open", unix.EPERM}, {"send", unix.ENOSYS}, {"send", unix.EPERM}} {
+		t.Run(r.call+"/"+r.err.Error(), func(t *testing.T) {
+			refuse := r.err
+			if r.call == "open" {
+				pidfdOpen = func(int, int) (int, error) { return -1, refuse }
+			} else {
+				pidfdSendSignal = func(int, unix.Signal, *unix.Siginfo, int) error { return refuse }
+			}
+			defer func() { pidfdOpen, pidfdSendSignal = unix.PidfdOpen, unix.PidfdSendSignal }()
 			// sh ignores TERM and outlives it, so the sleeps keep their
 			// parent while the drain walks the tree; sh reports how
 			// they ended.
