@@ -42,7 +42,7 @@ test: deps
 	$(GO) vet ./...
 	$(GO) run $(STATICCHECK) ./...
 	$(MAKE) --no-print-directory fuzz
-	$(GO) test -race -count=1 ./...
+	TEND_REQUIRE_CONTAINERS=1 $(GO) test -race -count=1 ./...
 
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 
@@ -131,5 +131,5 @@ image: release
 	done
 	$(PODMAN) $(PODMAN_FLAGS) manifest inspect $(IMAGE)
 
-image-check:
-	$(GO) test -count=1 -run '^TestMultiArchImage$$' -v ./examples
+image-check: deps
+	TEND_REQUIRE_CONTAINERS=1 $(GO) test -count=1 -run '^TestMultiArchImage$$' -v ./examples

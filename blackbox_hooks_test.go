@@ -135,14 +135,17 @@ func TestDrainTermsThenKills(t *testing.T) {
 	}
 }
 
+// TestDrainIsFastWhenChildrenObeyTerm: children that obey the drain's TERM
+// end it at once, not at its timeout (3 s by default). Judged by tend's
+// own log, not a clock: on a loaded machine start-up alone can take
+// seconds.
 func TestDrainIsFastWhenChildrenObeyTerm(t *testing.T) {
-	start := time.Now()
-	code, _, errOut := runTend(t, opts{pid1: true}, "--", "sh", "-c", "sleep 60 & sleep 60 & exit 0")
+	code, _, errOut := runTend(t, opts{pid1: true}, "-v", "--", "sh", "-c", "sleep 60 & sleep 60 & exit 0")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
-	if el := time.Since(start); el > 2*time.Second {
-		t.Fatalf("background children that obey TERM must end quickly, took %s", el)
+	if !strings.Contains(errOut, "drain: done in") || strings.Contains(errOut, "expired") || strings.Contains(errOut, "SIGKILL") {
+		t.Fatalf("background children that obey TERM must end the drain before its timeout:\n%s", errOut)
 	}
 }
 

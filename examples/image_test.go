@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -45,11 +44,7 @@ func inspectImage(t *testing.T, p podman, image string) (imageInfo, map[string]s
 // freshly built tend) and examples/app/Dockerfile on top of it, with fakeapp
 // as the app, and runs them with podman and runc.
 func TestImage(t *testing.T) {
-	for _, tool := range []string{"podman", "runc"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			t.Skipf("%s is not installed (apt-get install -y podman runc): %v", tool, err)
-		}
-	}
+	requirePodman(t)
 	repo, err := filepath.Abs("..")
 	if err != nil {
 		t.Fatal(err)
@@ -70,10 +65,10 @@ func TestImage(t *testing.T) {
 		t.Fatal(err)
 	}
 	if r := p.do(2*time.Minute, "build", "-f", "Containerfile.probe", "-t", probeImage, "."); r.err != nil || r.code != 0 {
-		t.Skipf("the container runtime cannot build a FROM scratch image here: %s", r)
+		cannotRun(t, "the container runtime cannot build a FROM scratch image here: %s", r)
 	}
 	if r := p.run(time.Minute, "--rm", probeImage, "/app", "exit", "0"); r.err != nil || r.code != 0 {
-		t.Skipf("the container runtime cannot start a container here: %s", r)
+		cannotRun(t, "the container runtime cannot start a container here: %s", r)
 	}
 
 	// tend's image, from the Dockerfile's prebuilt target: the build
@@ -191,9 +186,6 @@ func TestImage(t *testing.T) {
 	})
 
 	t.Run("HEALTHCHECK turns healthy", func(t *testing.T) {
-		if !hasCheck(t, filepath.Join(dir, "tend")) {
-			t.Skip("tend does not accept --check yet (not in tend -h): skipping the HEALTHCHECK test")
-		}
 		// podman schedules HEALTHCHECK with systemd timers, and there is
 		// no systemd here, so run the check by hand until it passes.
 		name := base + "-healthy"
@@ -215,9 +207,6 @@ func TestImage(t *testing.T) {
 	})
 
 	t.Run("HEALTHCHECK fails while the app is not ready", func(t *testing.T) {
-		if !hasCheck(t, filepath.Join(dir, "tend")) {
-			t.Skip("tend does not accept --check yet (not in tend -h): skipping the HEALTHCHECK test")
-		}
 		name := base + "-unready"
 		p.detached(t, name, "ready", "-e", `TEND_POST_START=["/app","exit","0"]`, "-e", `TEND_READY_PROBE=["/app","exit","1"]`,
 			appImage, "/app", "signals", "TERM", "0")

@@ -10,12 +10,13 @@ import (
 	"time"
 )
 
-// requirePodman skips the test unless podman and runc are installed.
+// requirePodman skips (or, under TEND_REQUIRE_CONTAINERS=1, fails) the
+// test unless podman and runc are installed.
 func requirePodman(t *testing.T) {
 	t.Helper()
 	for _, tool := range []string{"podman", "runc"} {
 		if _, err := exec.LookPath(tool); err != nil {
-			t.Skipf("%s is not installed (apt-get install -y podman runc): %v", tool, err)
+			cannotRun(t, "%s is not installed (apt-get install -y podman runc): %v", tool, err)
 		}
 	}
 }
@@ -40,10 +41,10 @@ func scratchImage(t *testing.T, p podman, image, body string) {
 	}
 	t.Cleanup(func() { _ = p.do(2*time.Minute, "rmi", "-f", image) }) // best effort: the tag is unique
 	if r := p.do(2*time.Minute, "build", "-f", file, "-t", image, "."); r.err != nil || r.code != 0 {
-		t.Skipf("the container runtime cannot build a FROM scratch image here: %s", r)
+		cannotRun(t, "the container runtime cannot build a FROM scratch image here: %s", r)
 	}
 	if r := p.run(time.Minute, "--rm", "--entrypoint", "/app", image, "exit", "0"); r.err != nil || r.code != 0 {
-		t.Skipf("the container runtime cannot start a container here: %s", r)
+		cannotRun(t, "the container runtime cannot start a container here: %s", r)
 	}
 }
 

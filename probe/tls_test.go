@@ -46,6 +46,11 @@ func otherCA(t *testing.T) *x509.CertPool {
 	return pool
 }
 
+// tlsTimeout bounds each TLS request: generous, since a handshake under
+// -race on a loaded 2-core machine has taken over 2 s, and no case here
+// expects a timeout.
+const tlsTimeout = 15 * time.Second
+
 // TestHTTPS: a self-signed server passes unverified (the kubelet's way),
 // and verified against its own CA; verified against another CA, or the
 // system roots, it fails.
@@ -75,7 +80,7 @@ func TestHTTPS(t *testing.T) {
 		{"verified, another CA", Request{URL: s.URL + "/ok", Verify: true, CA: otherCA(t)}, "certificate"},
 		{"verified, system roots", Request{URL: s.URL + "/ok", Verify: true}, "certificate"},
 	} {
-		if _, err := CheckWith(c.r, 2*time.Second); c.err == "" && err != nil || c.err != "" && (err == nil || !strings.Contains(err.Error(), c.err)) {
+		if _, err := CheckWith(c.r, tlsTimeout); c.err == "" && err != nil || c.err != "" && (err == nil || !strings.Contains(err.Error(), c.err)) {
 			t.Errorf("%s: %v, want %q", c.name, err, c.err)
 		}
 		if name := <-sni; name != "" {
@@ -85,12 +90,12 @@ func TestHTTPS(t *testing.T) {
 	// A host name is sent as SNI (and checked when verifying: the test
 	// certificate names example.com, not localhost).
 	port := s.URL[strings.LastIndex(s.URL, ":")+1:]
-	if err := (HTTP{URL: "https://localhost:" + port + "/ok"}).Check(context.Background(), Exec{}, 2*time.Second); err != nil {
+	if err := (HTTP{URL: "https://localhost:" + port + "/ok"}).Check(context.Background(), Exec{}, tlsTimeout); err != nil {
 		t.Errorf("https://localhost: %v", err)
 	} else if name := <-sni; name != "localhost" {
 		t.Errorf("SNI %q, want localhost", name)
 	}
-	_, err := CheckWith(Request{URL: "https://localhost:" + port + "/ok", Verify: true, CA: own}, 2*time.Second)
+	_, err := CheckWith(Request{URL: "https://localhost:" + port + "/ok", Verify: true, CA: own}, tlsTimeout)
 	if err == nil || !strings.Contains(err.Error(), "localhost") {
 		t.Errorf("verified https://localhost against a certificate for example.com: %v", err)
 	}
@@ -101,7 +106,7 @@ func TestHTTPS(t *testing.T) {
 func TestHTTPSFailures(t *testing.T) {
 	plain := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
 	defer plain.Close()
-	if err := Check(strings.Replace(plain.URL, "http:", "https:", 1)+"/", 2*time.Second); err == nil {
+	if err := Check(strings.Replace(plain.URL, "http:", "https:", 1)+"/", tlsTimeout); err == nil {
 		t.Error("https to a plain http server passed")
 	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
