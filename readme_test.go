@@ -2,7 +2,9 @@ package main
 
 import (
 	"bytes"
+	"io/fs"
 	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -25,6 +27,10 @@ func TestReadmeCommands(t *testing.T) {
 	}
 	for _, m := range regexp.MustCompile("`make (\\w+)`").FindAllStringSubmatch(readme, -1) {
 		if !regexp.MustCompile("(?m)^" + m[1] + ":").Match(mk) {
+			if pendingMakeTargets[m[1]] {
+				t.Logf("README names make %s, which is still being added on another branch", m[1])
+				continue
+			}
 			t.Errorf("README names make %s, which the Makefile lacks", m[1])
 		}
 	}
@@ -64,6 +70,97 @@ func TestReadmeCommands(t *testing.T) {
 	t.Logf("%d tend command lines parsed", n)
 	if n == 0 {
 		t.Fatal("found no tend command in the README")
+	}
+}
+
+// pendingMakeTargets are make targets that the README documents and that
+// are being added on other branches (packages: .deb, .rpm and .apk; e2e:
+// the kubelet harness). Once a branch is merged, its target exists and this
+// entry no longer matters; remove it then.
+var pendingMakeTargets = map[string]bool{"packages": true, "e2e": true}
+
+// TestReadmeFlagReference keeps the README's flag reference complete: every
+// flag in flagSpecs (and so in -h) has a row there that names its short
+// form, every one of its variables and its default. Every TEND_* variable
+// that tend's code sets or reads must appear in the README too.
+func TestReadmeFlagReference(t *testing.T) {
+	b, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, ref, ok := strings.Cut(string(b), "\n## Flag reference\n")
+	if !ok {
+		t.Fatal("README has no \"## Flag reference\" section")
+	}
+	if i := strings.Index(ref, "\n## "); i >= 0 {
+		ref = ref[:i]
+	}
+	var rows []string
+	for _, line := range strings.Split(ref, "\n") {
+		if strings.HasPrefix(line, "| `-") {
+			rows = append(rows, line)
+		}
+	}
+	// rowFor is the row that names --long as a flag: in backticks, alone
+	// or followed by its argument.
+	rowFor := func(long string) (string, bool) {
+		re := regexp.MustCompile("`--" + regexp.QuoteMeta(long) + "[` ]")
+		for _, r := range rows {
+			if re.MatchString(r) {
+				return r, true
+			}
+		}
+		return "", false
+	}
+	for _, s := range flagSpecs() {
+		row, ok := rowFor(s.long)
+		if !ok {
+			t.Errorf("README's flag reference has no row for --%s", s.long)
+			continue
+		}
+		if s.short != "" && !regexp.MustCompile("`-"+s.short+"[` ]").MatchString(row) {
+			t.Errorf("README's row for --%s lacks -%s: %s", s.long, s.short, row)
+		}
+		for _, e := range s.env {
+			if !strings.Contains(row, "`"+e+"`") {
+				t.Errorf("README's row for --%s lacks its variable %s: %s", s.long, e, row)
+			}
+		}
+		if s.def != "" && !strings.Contains(row, s.def) {
+			t.Errorf("README's row for --%s lacks its default %q: %s", s.long, s.def, row)
+		}
+	}
+	if _, ok := rowFor("help"); !ok {
+		t.Error("README's flag reference has no row for --help")
+	}
+
+	// Variables named in the code outside flagSpecs: those that tend sets
+	// for hooks (TEND_HOOK, ...) and any read directly.
+	readme := string(b)
+	lit := regexp.MustCompile(`"(TEND_[A-Z0-9_]*[A-Z0-9])[="]`)
+	err = filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && (d.Name() == "testdata" || d.Name() == "bench" || strings.HasPrefix(d.Name(), ".")) && path != "." {
+			return filepath.SkipDir
+		}
+		if d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		src, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		for _, m := range lit.FindAllStringSubmatch(string(src), -1) {
+			if !strings.Contains(readme, "`"+m[1]+"`") {
+				t.Errorf("%s uses %s, which README.md does not document", path, m[1])
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 }
 

@@ -191,14 +191,36 @@ func (v values) period(long string, dst *time.Duration) error {
 	return nil
 }
 
-// parseDuration reads a Go duration that must be positive.
+// parseDuration reads a Go duration that must be positive. A bare number
+// ("10") is the likeliest mistake, so its message says what to add.
 func parseDuration(s string) (time.Duration, error) {
-	d, err := time.ParseDuration(strings.TrimSpace(s))
+	s = strings.TrimSpace(s)
+	d, err := time.ParseDuration(s)
 	if err != nil {
+		if bareNumber(s) {
+			return 0, fmt.Errorf("a bare number is not a duration: add a unit, e.g. %ss", s)
+		}
 		return 0, fmt.Errorf("not a duration (want e.g. 500ms, 10s, 2m)")
 	}
 	if d <= 0 {
 		return 0, fmt.Errorf("must be greater than zero")
 	}
 	return d, nil
+}
+
+// bareNumber reports whether s is digits with at most one '.', such as "10"
+// or "1.5": a duration without its unit.
+func bareNumber(s string) bool {
+	digits, dots := 0, 0
+	for _, r := range s {
+		switch {
+		case r >= '0' && r <= '9':
+			digits++
+		case r == '.':
+			dots++
+		default:
+			return false
+		}
+	}
+	return digits > 0 && dots <= 1
 }
