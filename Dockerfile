@@ -10,7 +10,10 @@
 
 # The org.opencontainers.image.* labels, set from build args (`make image`
 # passes the version, the commit and the source). They are declared here,
-# before the first FROM, and redeclared in each stage that uses them.
+# before the first FROM, and redeclared in each stage that uses them. The
+# two shipped targets repeat the LABEL block on purpose: a shared stage
+# for it would give each image a second, empty layer (buildah commits the
+# stage), and the image is meant to be one layer holding /tend.
 # LICENSES is an SPDX expression: the LICENSE file is Apache-2.0.
 ARG VERSION=dev
 ARG REVISION=unknown
