@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"slices"
 	"strings"
@@ -58,9 +59,13 @@ func TestPackages(t *testing.T) {
 	}
 	// The host's binary says which version every package must carry.
 	version := strings.TrimPrefix(output(t, filepath.Join(dir, "tend-linux-"+runtime.GOARCH), "--version"), "tend ")
+	count := "" // an untagged build's commit count, as build.sh finds it
+	if hash := strings.TrimSuffix(version, "-dirty"); regexp.MustCompile(`^[0-9a-f]{4,40}$`).MatchString(hash) {
+		count = output(t, "git", "rev-list", "--count", hash)
+	}
 	want := map[string]string{}
 	for _, f := range []string{"deb", "rpm", "apk"} {
-		v, err := packageVersion(t, version, f)
+		v, err := packageVersion(t, version, f, count)
 		if err != nil {
 			t.Fatalf("version.sh %s %s: %v: %s", version, f, err, v)
 		}

@@ -30,10 +30,16 @@ gzip -9n <"$man" >"$stage/tend.1.gz"
 export PKG_MAN=$stage/tend.1.gz
 
 # Map the version for every format before building anything, so a version
-# that one format cannot hold fails at once.
+# that one format cannot hold fails at once. A build before the first tag
+# is ordered by its commit count (see version.sh).
+count=""
+if [[ ${version%-dirty} =~ ^[0-9a-f]{4,40}$ ]]; then
+	# Empty when git or the commit is missing: the version then has no count.
+	count=$(git -C "$here" rev-list --count "${version%-dirty}" 2>/dev/null || true)
+fi
 declare -A pkgver
 for format in deb rpm apk; do
-	pkgver[$format]=$("$here/version.sh" "$version" "$format")
+	pkgver[$format]=$("$here/version.sh" "$version" "$format" $count)
 done
 
 rm -f "$dir"/*.deb "$dir"/*.rpm "$dir"/*.apk
