@@ -37,7 +37,11 @@ func TestManPage(t *testing.T) {
 	if len(h.rows) != len(specs)+1 {
 		t.Errorf("parsed %d help rows for %d flags and --help", len(h.rows), len(specs))
 	}
-	want := []string{manFlagName("--help, -h")}
+	// Each -h row heads an OPTIONS entry, and each flag has a row.
+	var want []string
+	for _, row := range h.rows {
+		want = append(want, "\n.TP\n"+manFlagName(row[0])+"\n")
+	}
 	for _, s := range specs {
 		want = append(want, `\fB`+roff("--"+s.long)+`\fR`)
 		if s.short != "" {
