@@ -29,6 +29,9 @@ var pkgArch = map[string][3]string{
 	"riscv64": {"riscv64", "riscv64", "riscv64"},
 }
 
+// license is the SPDX name the .rpm and .apk carry (a .deb has no field).
+const license = "Apache-2.0"
+
 // pkgFiles is what every package installs.
 var pkgFiles = []string{"/usr/bin/tend", "/usr/share/man/man1/tend.1.gz"}
 
@@ -91,7 +94,7 @@ func TestPackages(t *testing.T) {
 				`dpkg-deb --fsys-tarfile "$1" | tar -xO ./usr/bin/tend`)
 
 			rpm := onePackage(t, dir, "tend-"+want["rpm"]+"-1."+names[1]+".rpm", sums)
-			if got, w := output(t, "rpm", "-qp", "--qf", "%{NAME} %{VERSION} %{RELEASE} %{ARCH}", rpm), "tend "+want["rpm"]+" 1 "+names[1]; got != w {
+			if got, w := output(t, "rpm", "-qp", "--qf", "%{NAME} %{VERSION} %{RELEASE} %{ARCH} %{LICENSE}", rpm), "tend "+want["rpm"]+" 1 "+names[1]+" "+license; got != w {
 				t.Errorf("%s is %q, want %q", rpm, got, w)
 			}
 			payload(t, rpm, binSum, strings.Fields(output(t, "rpm", "-qlp", rpm)),
@@ -99,7 +102,7 @@ func TestPackages(t *testing.T) {
 
 			apk := onePackage(t, dir, "tend_"+want["apk"]+"-r1_"+names[2]+".apk", sums)
 			info := shell(t, `tar -xzOif "$1" .PKGINFO 2>/dev/null`, apk) // tar warns of apk's own pax keywords
-			for _, line := range []string{"pkgname = tend", "pkgver = " + want["apk"] + "-r1", "arch = " + names[2]} {
+			for _, line := range []string{"pkgname = tend", "pkgver = " + want["apk"] + "-r1", "arch = " + names[2], "license = " + license} {
 				if !slices.Contains(strings.Split(info, "\n"), line) {
 					t.Errorf("%s: .PKGINFO lacks %q:\n%s", apk, line, info)
 				}
