@@ -133,3 +133,24 @@ image: release
 
 image-check: deps
 	TEND_REQUIRE_CONTAINERS=1 $(GO) test -count=1 -run '^TestMultiArchImage$$' -v ./examples
+
+# packages wraps each release binary in a .deb, .rpm and .apk that install
+# /usr/bin/tend and tend(1), and adds them to SHA256SUMS. nfpm runs through
+# go run at a fixed version, so go.mod is untouched; packaging/version.sh
+# maps VERSION to each format's version. man writes tend(1) from the flag
+# table through TestManPage, which checks it first. packages-test checks
+# every package and installs the host's .deb into a scratch root
+# (TestPackages, which needs the built files: see package_test.go).
+NFPM     := github.com/goreleaser/nfpm/v2/cmd/nfpm@v2.44.0
+MAN_DATE ?= $(shell git log -1 --format=%cs 2>/dev/null || date -u +%F)
+.PHONY: man packages packages-test
+man:
+	mkdir -p $(OUT)
+	$(GO) test -count=1 -run '^TestManPage$$' . -args \
+	  -man.out=$(abspath $(OUT))/tend.1 -man.version=$(VERSION) -man.date=$(MAN_DATE)
+
+packages: release man
+	GO=$(GO) NFPM=$(NFPM) ./packaging/build.sh $(OUT)/release $(OUT)/tend.1 $(VERSION) $(RELEASE_ARCHES)
+
+packages-test: deps packages
+	TEND_PACKAGES=$(abspath $(OUT))/release $(GO) test -count=1 -run '^TestPackages$$' -v .

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Installs the Debian packages that tend's tests use, if any is missing:
 # gcc for the race detector, unshare (util-linux) for PID namespaces, tini/dumb-init as baselines,
-# python3 modules for tini's own test suite, podman/runc for image tests.
+# python3 modules for tini's own test suite, podman/runc for image tests,
+# and for make packages-test: rpm (rpm -qlp), mandoc (man-page lint), groff
+# (renders it as man does) and cpio (unpacks the .rpm's payload).
 set -euo pipefail
 need=()
 # gcc first: go test -race needs cgo, and it is the step a fresh machine
@@ -14,6 +16,10 @@ command -v dumb-init >/dev/null || need+=(dumb-init)
 command -v hyperfine >/dev/null || need+=(hyperfine)
 command -v podman >/dev/null || need+=(podman)
 command -v runc >/dev/null || need+=(runc)
+command -v rpm >/dev/null || need+=(rpm)
+command -v mandoc >/dev/null || need+=(mandoc)
+command -v groff >/dev/null || need+=(groff-base)
+command -v cpio >/dev/null || need+=(cpio)
 [ ${#need[@]} -eq 0 ] && exit 0
 SUDO=""
 [ "$(id -u)" -eq 0 ] || SUDO="sudo"
