@@ -32,8 +32,12 @@ var pkgArch = map[string][3]string{
 // license is the SPDX name the .rpm and .apk carry (a .deb has no field).
 const license = "Apache-2.0"
 
-// pkgFiles is what every package installs.
-var pkgFiles = []string{"/usr/bin/tend", "/usr/share/man/man1/tend.1.gz"}
+// pkgFiles is what every package installs, and licenseFile where each
+// format keeps the license text (packaging/nfpm.yaml).
+var (
+	pkgFiles    = []string{"/usr/bin/tend", "/usr/share/man/man1/tend.1.gz"}
+	licenseFile = map[string]string{"deb": "/usr/share/doc/tend/copyright", "rpm": "/usr/share/licenses/tend/LICENSE", "apk": "/usr/share/licenses/tend/LICENSE"}
+)
 
 // TestPackages checks what make packages built; make packages-test runs
 // it with TEND_PACKAGES set to the release directory. Every architecture's
@@ -90,15 +94,18 @@ func TestPackages(t *testing.T) {
 					t.Errorf("%s: %s is %q, want %q", deb, field, got, value)
 				}
 			}
-			payload(t, deb, binSum, strings.Fields(shell(t, `dpkg-deb --fsys-tarfile "$1" | tar -t | grep -v '/$' | sed 's/^\.//'`, deb)),
-				`dpkg-deb --fsys-tarfile "$1" | tar -xO ./usr/bin/tend`)
+			payload(t, deb, binSum, "deb", strings.Fields(shell(t, `dpkg-deb --fsys-tarfile "$1" | tar -t | grep -v '/$' | sed 's/^\.//'`, deb)),
+				`dpkg-deb --fsys-tarfile "$1" | tar -xO ./usr/bin/tend`, `dpkg-deb --fsys-tarfile "$1" | tar -xO .`+licenseFile["deb"])
 
 			rpm := onePackage(t, dir, "tend-"+want["rpm"]+"-1."+names[1]+".rpm", sums)
 			if got, w := output(t, "rpm", "-qp", "--qf", "%{NAME} %{VERSION} %{RELEASE} %{ARCH} %{LICENSE}", rpm), "tend "+want["rpm"]+" 1 "+names[1]+" "+license; got != w {
 				t.Errorf("%s is %q, want %q", rpm, got, w)
 			}
-			payload(t, rpm, binSum, strings.Fields(output(t, "rpm", "-qlp", rpm)),
-				`rpm2cpio "$1" | cpio -i --quiet --to-stdout /usr/bin/tend`)
+			payload(t, rpm, binSum, "rpm", strings.Fields(output(t, "rpm", "-qlp", rpm)),
+				`rpm2cpio "$1" | cpio -i --quiet --to-stdout /usr/bin/tend`, `rpm2cpio "$1" | cpio -i --quiet --to-stdout `+licenseFile["rpm"])
+			if got := output(t, "rpm", "-qp", "--licensefiles", rpm); got != licenseFile["rpm"] {
+				t.Errorf("%s: rpm --licensefiles is %q, want %s marked %%license", rpm, got, licenseFile["rpm"])
+			}
 
 			apk := onePackage(t, dir, "tend_"+want["apk"]+"-r1_"+names[2]+".apk", sums)
 			info := shell(t, `tar -xzOif "$1" .PKGINFO 2>/dev/null`, apk) // tar warns of apk's own pax keywords
@@ -116,7 +123,7 @@ func TestPackages(t *testing.T) {
 					files = append(files, "/"+f)
 				}
 			}
-			payload(t, apk, binSum, files, `tar -xzOif "$1" usr/bin/tend 2>/dev/null`)
+			payload(t, apk, binSum, "apk", files, `tar -xzOif "$1" usr/bin/tend 2>/dev/null`, `tar -xzOif "$1" `+licenseFile["apk"][1:]+` 2>/dev/null`)
 		})
 	}
 	t.Run("dpkg-install", func(t *testing.T) {
@@ -238,16 +245,26 @@ func onePackage(t *testing.T, dir, name string, sums map[string]string) string {
 	return filepath.Join(dir, name)
 }
 
-// payload checks a package's file list and that extract (a shell line,
-// the package as $1) yields the release binary.
-func payload(t *testing.T, pkg, binSum string, files []string, extract string) {
+// payload checks a package's file list, that extract (a shell line, the
+// package as $1) yields the release binary, and that license yields the
+// LICENSE file.
+func payload(t *testing.T, pkg, binSum, format string, files []string, extract, license string) {
 	t.Helper()
+	want := append(slices.Clone(pkgFiles), licenseFile[format])
+	slices.Sort(want)
 	slices.Sort(files)
-	if !slices.Equal(files, pkgFiles) {
-		t.Errorf("%s holds %v, want %v", filepath.Base(pkg), files, pkgFiles)
+	if !slices.Equal(files, want) {
+		t.Errorf("%s holds %v, want %v", filepath.Base(pkg), files, want)
 	}
 	if got := sha([]byte(shell(t, extract, pkg))); got != binSum {
 		t.Errorf("%s's /usr/bin/tend is not the release binary (sha256 %s, want %s)", filepath.Base(pkg), got, binSum)
+	}
+	text, err := os.ReadFile("LICENSE")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := shell(t, license, pkg); strings.TrimSpace(got) != strings.TrimSpace(string(text)) {
+		t.Errorf("%s's %s is not the LICENSE file (%d bytes, want %d)", filepath.Base(pkg), licenseFile[format], len(got), len(text))
 	}
 }
 

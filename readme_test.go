@@ -27,10 +27,6 @@ func TestReadmeCommands(t *testing.T) {
 	}
 	for _, m := range regexp.MustCompile("`make (\\w+)`").FindAllStringSubmatch(readme, -1) {
 		if !regexp.MustCompile("(?m)^" + m[1] + ":").Match(mk) {
-			if pendingMakeTargets[m[1]] {
-				t.Logf("README names make %s, which is still being added on another branch", m[1])
-				continue
-			}
 			t.Errorf("README names make %s, which the Makefile lacks", m[1])
 		}
 	}
@@ -72,12 +68,6 @@ func TestReadmeCommands(t *testing.T) {
 		t.Fatal("found no tend command in the README")
 	}
 }
-
-// pendingMakeTargets are make targets that the README documents and that
-// are being added on other branches (packages: .deb, .rpm and .apk; e2e:
-// the kubelet harness). Once a branch is merged, its target exists and this
-// entry no longer matters; remove it then.
-var pendingMakeTargets = map[string]bool{"packages": true, "e2e": true}
 
 // TestReadmeFlagReference keeps the README's flag reference complete: every
 // flag in flagSpecs (and so in -h) has a row there that names its short

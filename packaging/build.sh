@@ -28,6 +28,7 @@ stage=$(mktemp -d)
 trap 'rm -rf "$stage"' EXIT
 gzip -9n <"$man" >"$stage/tend.1.gz"
 export PKG_MAN=$stage/tend.1.gz
+export PKG_LICENSE=$(cd "$here/.." && pwd)/LICENSE # nfpm refuses a path with ..
 
 # Map the version for every format before building anything, so a version
 # that one format cannot hold fails at once. A build before the first tag
