@@ -261,7 +261,11 @@ func TestTerminationMessage(t *testing.T) {
 		}
 	}
 	own := filepath.Join(dir, "own")
-	code, _, _ := runTend(t, opts{pid1: true}, "--termination-message-path", own, "--post-start", "exit 3", "--", "sh", "-c", "echo app-wrote-this > "+own+"; sleep 30")
+	// The hook fails only once the app has written its message: otherwise
+	// the stop could reach the app before its echo.
+	code, _, _ := runTend(t, opts{pid1: true}, "--termination-message-path", own,
+		"--post-start", "while [ ! -s "+own+" ]; do sleep 0.01; done; exit 3",
+		"--", "sh", "-c", "echo app-wrote-this > "+own+"; sleep 30")
 	if b, _ := os.ReadFile(own); code != 69 || string(b) != "app-wrote-this\n" {
 		t.Fatalf("the app's own message must be kept: %d %q", code, b)
 	}
