@@ -80,7 +80,7 @@ func New(cfg Config, stderr io.Writer) (l *Loop, err error) {
 	// Every thread tend will ever need, created while no app can fill the
 	// pid limit yet (threads_linux.go).
 	began := time.Now()
-	want, have := reserveThreads(&l.cfg)
+	want, have := reserveThreads(&l.cfg, l.pid1)
 	l.log.Debugf("threads: %d, created before the app starts in %s (budget %d, GOMAXPROCS=1; -1: /proc unreadable)", have, time.Since(began).Round(time.Microsecond), want)
 	if len(cfg.Args) > 0 {
 		if err := l.startApp(); err != nil {
@@ -143,10 +143,6 @@ func (l *Loop) onOrphan(e reaper.Exit) {
 // stop in pause mode has done the same.
 func (l *Loop) Run(ctx context.Context) int {
 	defer l.log.Flush(logFlush)
-	done := make(chan struct{})
-	defer close(done)
-	batches := make(chan reaper.Batch, 1)
-	go l.reap.Run(done, batches)
 	defer l.stopProbes()
 	defer l.closeServer()
 	if l.server != nil {
@@ -168,6 +164,10 @@ func (l *Loop) Run(ctx context.Context) int {
 		appDone, pid = l.app.Done(), l.app.Pid
 	}
 	l.m.begin(pid)
+	// The sweep after the start (CONVENTIONS A.5): SIGCHLD was registered
+	// before the fork, so this only catches what exited in between.
+	none, err := l.reap.Reap()
+	l.m.handle(reaped{none: none, err: err})
 	timer := time.NewTimer(time.Hour)
 	timer.Stop()
 	var armed time.Time
@@ -187,13 +187,10 @@ func (l *Loop) Run(ctx context.Context) int {
 			ev = sigEvent{sig.(unix.Signal)}
 		case sig := <-l.sigs.Forward:
 			ev = sigEvent{sig.(unix.Signal)}
-		case b := <-batches:
-			ev = reaped{none: b.None, err: b.Err}
 		case <-l.sigs.Child:
-			// Run reaps as the kernel reports exits; SIGCHLD only wakes
-			// it when it was idle for want of children.
-			l.reap.Kick()
-			continue
+			// Signals coalesce: Reap drains every exit there is.
+			none, err := l.reap.Reap()
+			ev = reaped{none: none, err: err}
 		case e := <-appDone:
 			appDone = nil
 			l.app.Release()
@@ -225,4 +222,15 @@ func (l *Loop) closeServer() {
 	if l.server != nil {
 		_ = l.server.Close() // only fails if already closed
 	}
+}
+
+// killAll is kill(-1, sig) as a raw system call: as PID 1 it reaches
+// every process in the namespace but tend. Raw, because it cannot block and
+// the loop makes no system call that could make the runtime start a thread
+// (threads_linux.go).
+func killAll(sig unix.Signal) error {
+	if _, _, errno := unix.RawSyscall(unix.SYS_KILL, ^uintptr(0), uintptr(sig), 0); errno != 0 {
+		return errno
+	}
+	return nil
 }
