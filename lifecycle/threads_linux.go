@@ -101,30 +101,40 @@ func reserveThreads(cfg *Config, pid1 bool) (want, have int) {
 // process has want threads, then lets them all go: their threads join the
 // runtime's idle list, where they stay. Parking a locked goroutine hands
 // its P straight to another thread (stoplockedm), so each one costs no
-// more than a thread creation. The count is read with raw system calls,
-// so reading it cannot make the runtime start a thread of its own. Without
-// /proc it pins want goroutines, which is more than enough. It returns the
-// thread count reached, or -1.
+// more than a thread creation. It starts as many as are missing at once,
+// then counts again: one round per shortfall, not one per thread. The
+// count is read with raw system calls, so reading it cannot make the
+// runtime start a thread of its own. Without /proc it pins want
+// goroutines, which is more than enough. It returns the thread count
+// reached, or -1.
 func pinThreads(want int) int {
 	release := make(chan struct{})
 	var wg sync.WaitGroup
 	n := threadCount()
-	for i := 0; i < want && n < want; i++ {
-		locked := make(chan struct{})
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			runtime.LockOSThread()
-			close(locked)
-			<-release
-			// Unlocked before returning, or the runtime would
-			// destroy the thread along with the goroutine.
-			runtime.UnlockOSThread()
-		}()
-		<-locked
-		// With one P the goroutine has parked, and its thread has
-		// handed the P on, by the time this one runs again.
-		n = threadCount()
+	if n < 0 {
+		n = 0 // unknown: pin want
+	}
+	for round := 0; n < want && round < 3; round++ {
+		missing := want - n
+		locked := make(chan struct{}, missing)
+		for i := 0; i < missing; i++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				runtime.LockOSThread()
+				locked <- struct{}{}
+				<-release
+				// Unlocked before returning, or the runtime would
+				// destroy the thread along with the goroutine.
+				runtime.UnlockOSThread()
+			}()
+		}
+		for i := 0; i < missing; i++ {
+			<-locked
+		}
+		if n = threadCount(); n < 0 {
+			break
+		}
 	}
 	close(release)
 	wg.Wait()
