@@ -80,7 +80,7 @@ func New(cfg Config, stderr io.Writer) (l *Loop, err error) {
 	// Every thread tend will ever need, created while no app can fill the
 	// pid limit yet (threads_linux.go).
 	began := time.Now()
-	want, have := reserveThreads(&l.cfg, l.pid1)
+	want, have := reserveThreads(&l.cfg)
 	l.log.Debugf("threads: %d, created before the app starts in %s (budget %d, GOMAXPROCS=1; -1: /proc unreadable)", have, time.Since(began).Round(time.Microsecond), want)
 	if len(cfg.Args) > 0 {
 		if err := l.startApp(); err != nil {

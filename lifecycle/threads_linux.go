@@ -28,12 +28,13 @@ import (
 //     second P. Setting it also turns off the runtime's automatic
 //     GOMAXPROCS updates, which could add Ps later. (With 2 Ps and a
 //     budget of 17, a busy tend still made the runtime start an 18th.)
-//   - the event loop makes only raw system calls while the app lives:
-//     wait4(WNOHANG), kill, pidfd_send_signal and close of a pidfd, none of
-//     which can block (reaper). A raw call never tells the scheduler it is
-//     in a system call, so its P is never handed to another thread. Only
-//     its last steps can block in the kernel: reading /proc to drain a
-//     tree when tend is not PID 1, and writing the termination message;
+//   - the event loop makes only raw system calls while the app lives and
+//     while the tree drains: wait4(WNOHANG), kill, pidfd_open,
+//     pidfd_send_signal, close, and the reads of /proc that find a
+//     subreaper's descendants, none of which can block for long (reaper).
+//     A raw call never tells the scheduler it is in a system call, so its
+//     P is never handed to another thread. Only writing the termination
+//     message, its last step, is an ordinary (blocking) file write;
 //   - reaping has no thread of its own: the loop reaps on SIGCHLD;
 //   - log lines are written by one goroutine (the Logger's queue);
 //   - processes are started one at a time, under the reaper's lock;
@@ -66,10 +67,10 @@ const threadsLog = 1
 // threadBudget is the most threads tend can need at once with cfg, with
 // GOMAXPROCS=1. Each goroutine that can be in a blocking system call is
 // counted once.
-func threadBudget(cfg *Config, pid1 bool) int {
+func threadBudget(cfg *Config) int {
 	n := threadsRuntime + threadsP + threadsPoll + threadsLog
-	if !pid1 || cfg.TerminationMessagePath != "" {
-		n++ // the loop itself, reading /proc or writing the message
+	if cfg.TerminationMessagePath != "" {
+		n++ // the loop itself, writing the message
 	}
 	if cfg.HealthAddr != "" {
 		n += 3 // the accept loop, the gated connections, and one scrape's /proc reads
@@ -91,9 +92,9 @@ func threadBudget(cfg *Config, pid1 bool) int {
 // threads that tend will need, so that none is created once the app can
 // fill the pid limit. Call it after signals.Listen, before the app starts.
 // It returns the threads wanted and the threads tend has (-1: unknown).
-func reserveThreads(cfg *Config, pid1 bool) (want, have int) {
-	runtime.GOMAXPROCS(1)
-	want = threadBudget(cfg, pid1)
+func reserveThreads(cfg *Config) (want, have int) {
+	runtime.GOMAXPROCS(1) // done by internal/oneproc already; kept so the budget's premise is stated here
+	want = threadBudget(cfg)
 	return want, pinThreads(want)
 }
 

@@ -121,8 +121,9 @@ func TestDescendants(t *testing.T) {
 func TestSignalDescendantsWithoutPidfd(t *testing.T) {
 	for _, refuse := range []error{unix.ENOSYS, unix.EPERM} {
 		t.Run(refuse.Error(), func(t *testing.T) {
+			orig := pidfdOpen
 			pidfdOpen = func(int, int) (int, error) { return -1, refuse }
-			defer func() { pidfdOpen = unix.PidfdOpen }()
+			defer func() { pidfdOpen = orig }()
 			// sh ignores TERM and outlives it, so the sleeps keep their
 			// parent while the drain walks the tree; sh reports how
 			// they ended.
