@@ -171,10 +171,12 @@ const RealtimeDelay = 20 * time.Millisecond
 
 // AfterAppStart finishes the set-up once the app has started:
 //   - It registers the standard forwarded signals that cannot kill tend
-//     (USR1, USR2, ALRM, CONT, WINCH, XCPU, VTALRM). One of them sent
-//     between the fork and this call is dropped; it cannot kill tend.
-//     They are registered at once, not later with the realtime ones: an
-//     app that reports ready and is sent USR1 at once must get it.
+//     (USR1, USR2, ALRM, CONT, WINCH, XCPU, VTALRM), on a goroutine of
+//     its own that runs as soon as the loop first waits, a few hundred
+//     microseconds after the fork. One of them sent before that is
+//     dropped; it cannot kill tend. They are registered at once, not
+//     later with the realtime ones: an app that reports ready and is sent
+//     USR1 at once must get it.
 //   - It ignores SIGTTIN and SIGTTOU, as tini does, so tend is not stopped
 //     when it writes to a terminal whose foreground group is now the
 //     app's; doing it only now means the app does not inherit SIG_IGN.
@@ -190,18 +192,21 @@ const RealtimeDelay = 20 * time.Millisecond
 //
 // The returned channel is closed once the realtime signals are registered.
 func (c *Channels) AfterAppStart() <-chan struct{} {
-	signal.Notify(c.Forward, c.later...)
 	signal.Ignore(unix.SIGTTIN, unix.SIGTTOU)
 	for n := 32; n < firstForwardable; n++ {
 		_ = ignoreRaw(unix.Signal(n)) // EINVAL only on kernels without that signal
 	}
 	done := make(chan struct{})
-	// AfterFunc's goroutine only registers; delivery still goes through
-	// c.Forward, which the loop owns.
-	time.AfterFunc(RealtimeDelay, func() {
-		signal.Notify(c.Forward, c.realtime...)
-		close(done)
-	})
+	// These goroutines only register; delivery still goes through
+	// c.Forward, which the loop owns. The first runs as soon as the loop
+	// waits, so the loop need not wait for its seven round trips.
+	go func() {
+		signal.Notify(c.Forward, c.later...)
+		time.AfterFunc(RealtimeDelay, func() {
+			signal.Notify(c.Forward, c.realtime...)
+			close(done)
+		})
+	}()
 	return done
 }
 
