@@ -30,8 +30,8 @@ type Loop struct {
 	rtDone <-chan struct{} // closed once the realtime signals are registered
 	pid1   bool
 	events chan event // hook and probe results from their goroutines
-	// orphans counts reaped processes nobody subscribed to; the reaper's
-	// goroutine adds to it (see onOrphan).
+	// orphans counts reaped processes nobody subscribed to (see
+	// onOrphan); atomic, so that Orphans may be read from anywhere.
 	orphans   atomic.Uint64
 	stopProbe context.CancelFunc
 	probeCtx  context.Context // nil until the first check starts
@@ -128,9 +128,9 @@ const logFlush = time.Second
 // Orphans is how many processes other than the app and hooks were reaped.
 func (l *Loop) Orphans() uint64 { return l.orphans.Load() }
 
-// onOrphan runs on the reaper's goroutine, under its lock, for each orphan
-// the moment it is reaped. It only counts and logs: the counter is atomic
-// so that the loop can read it, and a log line is one write.
+// onOrphan runs inside Reap, on the loop's goroutine and under the reaper's
+// lock, for each orphan the moment it is reaped. It only counts and logs: a
+// log line is a send to the Logger's queue, which never blocks.
 func (l *Loop) onOrphan(e reaper.Exit) {
 	l.orphans.Add(1)
 	if l.cfg.WarnOnReap {
