@@ -149,3 +149,23 @@ func TestSignalsFromInsideCannotKillTend(t *testing.T) {
 		t.Fatalf("tend crashed:\n%s", errOut)
 	}
 }
+
+// TestSignalsAtOnceCannotKillTend is TestSignalsFromInsideCannotKillTend
+// with no pause: the app signals PID 1 the moment it runs, while tend may
+// still be finishing its set-up (the standard forwarded signals are
+// registered right after the fork, the realtime ones later). Each signal
+// is either dropped or forwarded (sh ignores the forwarded ones); none may
+// kill tend.
+func TestSignalsAtOnceCannotKillTend(t *testing.T) {
+	sigs := "4 5 6 7 8 11 13 16 17 21 22 23 25 27 29 30 31 32 33 34 10 12 14 26 28 35 40 64"
+	script := `trap '' USR1 USR2 ALRM VTALRM WINCH 35 40 64; for s in ` + sigs + `; do kill -$s 1 || echo "kill -$s failed"; done; echo app-survived; exit 7`
+	for i := 0; i < 5; i++ {
+		code, out, errOut := runTend(t, opts{pid1: true}, "--", "sh", "-c", script)
+		if code != 7 || !strings.Contains(out, "app-survived") || strings.Contains(out, "failed") {
+			t.Fatalf("run %d: want the app's 7 after it survived every signal, got %d\nstdout:\n%s\nstderr:\n%s", i, code, out, errOut)
+		}
+		if strings.Contains(errOut, "goroutine") || strings.Contains(errOut, "fatal") {
+			t.Fatalf("run %d: tend crashed:\n%s", i, errOut)
+		}
+	}
+}

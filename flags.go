@@ -136,30 +136,34 @@ func envHelp(s flagSpec) string {
 }
 
 func cliFlags(specs []flagSpec) []cli.Flag {
-	var out []cli.Flag
+	out := make([]cli.Flag, 0, len(specs))
 	for _, s := range specs {
-		var aliases []string
-		if s.short != "" {
-			aliases = []string{s.short}
-		}
-		switch s.kind {
-		case kindBool:
-			out = append(out, &cli.BoolFlag{Name: s.long, Aliases: aliases, Usage: envHelp(s), DisableDefaultText: true})
-		case kindCount:
-			// cli's Apply subtracts one count per alias, expecting its
-			// own parser to double-count them; ours does not, so start
-			// the count at the number of aliases.
-			n := len(aliases)
-			out = append(out, &cli.BoolFlag{Name: s.long, Aliases: aliases, Usage: envHelp(s), Count: &n, DisableDefaultText: true})
-		case kindValue:
-			out = append(out, &cli.StringFlag{Name: s.long, Aliases: aliases, Usage: envHelp(s), DefaultText: s.def})
-		case kindList:
-			// Not cli.StringSliceFlag: outside cli.App it splits values
-			// on commas, and hook commands contain commas.
-			out = append(out, &cli.GenericFlag{Name: s.long, Aliases: aliases, Usage: envHelp(s), Value: &listValue{}})
-		}
+		out = append(out, cliFlag(s))
 	}
 	return out
+}
+
+// cliFlag is s as one of cli's flag types.
+func cliFlag(s flagSpec) cli.Flag {
+	var aliases []string
+	if s.short != "" {
+		aliases = []string{s.short}
+	}
+	switch s.kind {
+	case kindBool:
+		return &cli.BoolFlag{Name: s.long, Aliases: aliases, Usage: envHelp(s), DisableDefaultText: true}
+	case kindCount:
+		// cli's Apply subtracts one count per alias, expecting its own
+		// parser to double-count them; ours does not, so start the
+		// count at the number of aliases.
+		n := len(aliases)
+		return &cli.BoolFlag{Name: s.long, Aliases: aliases, Usage: envHelp(s), Count: &n, DisableDefaultText: true}
+	case kindList:
+		// Not cli.StringSliceFlag: outside cli.App it splits values on
+		// commas, and hook commands contain commas.
+		return &cli.GenericFlag{Name: s.long, Aliases: aliases, Usage: envHelp(s), Value: &listValue{}}
+	}
+	return &cli.StringFlag{Name: s.long, Aliases: aliases, Usage: envHelp(s), DefaultText: s.def}
 }
 
 // printHelp renders usage from cli's own flag types, each flag through its

@@ -15,6 +15,7 @@ import (
 	"strings"
 	"time"
 
+	_ "github.com/tend-init/tend/internal/oneproc" // first: see its doc
 	"github.com/tend-init/tend/lifecycle"
 	"github.com/tend-init/tend/probe"
 )

@@ -218,8 +218,11 @@ func TestTortureStopUnderSignalStorm(t *testing.T) {
 	addr := freeAddr(t)
 	// The only reader of tend's stderr never reads: after 64 KiB, every
 	// write to it would block.
+	// The pre-stop hook keeps the stop (and /readyz's 503) open long
+	// enough to be seen: without it the app exits on TERM, and tend with
+	// it, before the first poll can connect.
 	p := startTend(t, opts{dir: dir, shell: `mkfifo f && { sleep 600 < f & echo $! > sleeper; } && exec "$TEND" -vv --health-addr ` + addr +
-		` -- "$FAKEAPP" signals SIGTERM 0 2> f`})
+		` --pre-stop "sleep 0.5" -- "$FAKEAPP" signals SIGTERM 0 2> f`})
 	t.Cleanup(func() {
 		if b, err := os.ReadFile(dir + "/sleeper"); err == nil {
 			if pid, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil {

@@ -30,8 +30,8 @@ type Loop struct {
 	rtDone <-chan struct{} // closed once the realtime signals are registered
 	pid1   bool
 	events chan event // hook and probe results from their goroutines
-	// orphans counts reaped processes nobody subscribed to; the reaper's
-	// goroutine adds to it (see onOrphan).
+	// orphans counts reaped processes nobody subscribed to (see
+	// onOrphan); atomic, so that Orphans may be read from anywhere.
 	orphans   atomic.Uint64
 	stopProbe context.CancelFunc
 	probeCtx  context.Context // nil until the first check starts
@@ -128,9 +128,9 @@ const logFlush = time.Second
 // Orphans is how many processes other than the app and hooks were reaped.
 func (l *Loop) Orphans() uint64 { return l.orphans.Load() }
 
-// onOrphan runs on the reaper's goroutine, under its lock, for each orphan
-// the moment it is reaped. It only counts and logs: the counter is atomic
-// so that the loop can read it, and a log line is one write.
+// onOrphan runs inside Reap, on the loop's goroutine and under the reaper's
+// lock, for each orphan the moment it is reaped. It only counts and logs: a
+// log line is a send to the Logger's queue, which never blocks.
 func (l *Loop) onOrphan(e reaper.Exit) {
 	l.orphans.Add(1)
 	if l.cfg.WarnOnReap {
@@ -143,10 +143,6 @@ func (l *Loop) onOrphan(e reaper.Exit) {
 // stop in pause mode has done the same.
 func (l *Loop) Run(ctx context.Context) int {
 	defer l.log.Flush(logFlush)
-	done := make(chan struct{})
-	defer close(done)
-	batches := make(chan reaper.Batch, 1)
-	go l.reap.Run(done, batches)
 	defer l.stopProbes()
 	defer l.closeServer()
 	if l.server != nil {
@@ -168,6 +164,10 @@ func (l *Loop) Run(ctx context.Context) int {
 		appDone, pid = l.app.Done(), l.app.Pid
 	}
 	l.m.begin(pid)
+	// The sweep after the start (CONVENTIONS A.5): SIGCHLD was registered
+	// before the fork, so this only catches what exited in between.
+	none, err := l.reap.Reap()
+	l.m.handle(reaped{none: none, err: err})
 	timer := time.NewTimer(time.Hour)
 	timer.Stop()
 	var armed time.Time
@@ -187,13 +187,10 @@ func (l *Loop) Run(ctx context.Context) int {
 			ev = sigEvent{sig.(unix.Signal)}
 		case sig := <-l.sigs.Forward:
 			ev = sigEvent{sig.(unix.Signal)}
-		case b := <-batches:
-			ev = reaped{none: b.None, err: b.Err}
 		case <-l.sigs.Child:
-			// Run reaps as the kernel reports exits; SIGCHLD only wakes
-			// it when it was idle for want of children.
-			l.reap.Kick()
-			continue
+			// Signals coalesce: Reap drains every exit there is.
+			none, err := l.reap.Reap()
+			ev = reaped{none: none, err: err}
 		case e := <-appDone:
 			appDone = nil
 			l.app.Release()
@@ -225,4 +222,15 @@ func (l *Loop) closeServer() {
 	if l.server != nil {
 		_ = l.server.Close() // only fails if already closed
 	}
+}
+
+// killAll is kill(-1, sig) as a raw system call: as PID 1 it reaches
+// every process in the namespace but tend. Raw, because it cannot block and
+// the loop makes no system call that could make the runtime start a thread
+// (threads_linux.go).
+func killAll(sig unix.Signal) error {
+	if _, _, errno := unix.RawSyscall(unix.SYS_KILL, ^uintptr(0), uintptr(sig), 0); errno != 0 {
+		return errno
+	}
+	return nil
 }

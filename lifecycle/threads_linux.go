@@ -1,9 +1,13 @@
 package lifecycle
 
 import (
-	"os"
+	"bytes"
 	"runtime"
+	"strconv"
 	"sync"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
 )
 
 // A full pid limit must not kill tend (CONVENTIONS B.13). Every OS thread
@@ -16,49 +20,58 @@ import (
 // starts, as many threads as it can ever need at once; afterwards a thread
 // only goes back and forth between busy and idle.
 //
-// That number is bounded because what can block at once is bounded:
+// That number is bounded because what can be in a system call at once is
+// bounded:
 //   - GOMAXPROCS is 1, whatever the GOMAXPROCS variable says: that variable
 //     is meant for the app, which inherits it untouched. One thread runs Go
 //     code, and restarting the world after a GC needs no thread for a
 //     second P. Setting it also turns off the runtime's automatic
 //     GOMAXPROCS updates, which could add Ps later. (With 2 Ps and a
-//     budget of 17, the load below still made the runtime start an 18th.)
+//     budget of 17, a busy tend still made the runtime start an 18th.)
+//   - the event loop makes only raw system calls while the app lives and
+//     while the tree drains: wait4(WNOHANG), kill, pidfd_open,
+//     pidfd_send_signal, close, and the reads of /proc that find a
+//     subreaper's descendants, none of which can block for long (reaper).
+//     A raw call never tells the scheduler it is in a system call, so its
+//     P is never handed to another thread. Only writing the termination
+//     message, its last step, is an ordinary (blocking) file write;
+//   - reaping has no thread of its own: the loop reaps on SIGCHLD;
 //   - log lines are written by one goroutine (the Logger's queue);
 //   - processes are started one at a time, under the reaper's lock;
 //   - the health server makes one system call at a time, however many
 //     connections are open, and reads /proc for one scrape at a time
 //     (probe's gatedConn).
 //
-// threadBudget counts them. It was checked against a fork bomb in a pids
-// cgroup with every feature busy at once (hooks, probes every 20 ms, four
-// clients scraping /metrics and /readyz, two signals every 2 ms): with only
-// the bomb limited, so that tend could have grown, it never went beyond
-// the budget; with fewer threads reserved it did.
+// threadBudget counts them. It is checked against a fork bomb in a pids
+// cgroup with every feature busy at once (TestTorturePidLimit), and under
+// load without a limit (TestTortureThreadsFixedAfterStart).
 
-// Threads that, once the event loop runs, are never idle.
-const (
-	// threadsRuntime: sysmon; the template thread, started by the first
-	// LockOSThread (os/signal's); os/signal's ensureSigM goroutine, locked
-	// to its thread; os/signal's signal_recv, asleep in a futex.
-	threadsRuntime = 4
-	// threadsReaper: reaper.Run, which blocks in waitid for good.
-	threadsReaper = 1
-)
+// threadsRuntime: sysmon; the template thread, started by the first
+// LockOSThread (os/signal's); os/signal's ensureSigM goroutine, locked to
+// its thread; os/signal's signal_recv, asleep in a futex. A Go PID 1 that
+// uses os/signal has these four whatever it does.
+const threadsRuntime = 4
 
 // threadsP: for the one P, the thread that runs it, and the one handoffp
-// wakes while the previous one is still on its way to the idle list.
+// wakes while a thread whose system call returned to find its P taken is
+// still on its way to the idle list.
 const threadsP = 2
 
-// threadsCore: the thread that waits in epoll_wait, without a P, for the
-// network and the timers; the event loop, in a system call (kill, wait4,
-// pidfd_send_signal); and the Logger's writer, in write(2) on a stderr
-// that may block.
-const threadsCore = 3
+// threadsPoll: the thread that waits in epoll_wait, without a P, for the
+// network and the timers while the P is idle.
+const threadsPoll = 1
+
+// threadsLog: the Logger's writer, in write(2) on a stderr that may block.
+const threadsLog = 1
 
 // threadBudget is the most threads tend can need at once with cfg, with
-// GOMAXPROCS=1. Each goroutine that can be in a system call is counted once.
+// GOMAXPROCS=1. Each goroutine that can be in a blocking system call is
+// counted once.
 func threadBudget(cfg *Config) int {
-	n := threadsRuntime + threadsReaper + threadsP + threadsCore
+	n := threadsRuntime + threadsP + threadsPoll + threadsLog
+	if cfg.TerminationMessagePath != "" {
+		n++ // the loop itself, writing the message
+	}
 	if cfg.HealthAddr != "" {
 		n += 3 // the accept loop, the gated connections, and one scrape's /proc reads
 	}
@@ -80,7 +93,7 @@ func threadBudget(cfg *Config) int {
 // fill the pid limit. Call it after signals.Listen, before the app starts.
 // It returns the threads wanted and the threads tend has (-1: unknown).
 func reserveThreads(cfg *Config) (want, have int) {
-	runtime.GOMAXPROCS(1)
+	runtime.GOMAXPROCS(1) // done by internal/oneproc already; kept so the budget's premise is stated here
 	want = threadBudget(cfg)
 	return want, pinThreads(want)
 }
@@ -89,47 +102,79 @@ func reserveThreads(cfg *Config) (want, have int) {
 // process has want threads, then lets them all go: their threads join the
 // runtime's idle list, where they stay. Parking a locked goroutine hands
 // its P straight to another thread (stoplockedm), so each one costs no
-// more than a thread creation. The count may end a thread or two above
-// want: reading /proc/self/task is itself a system call, which can make
-// the runtime start one more. Without /proc it pins want goroutines,
-// which is more than enough. It returns the thread count reached, or -1.
+// more than a thread creation. It starts as many as are missing at once,
+// then counts again: one round per shortfall, not one per thread. The
+// count is read with raw system calls, so reading it cannot make the
+// runtime start a thread of its own. Without /proc it pins want
+// goroutines, which is more than enough. It returns the thread count
+// reached, or -1.
 func pinThreads(want int) int {
 	release := make(chan struct{})
 	var wg sync.WaitGroup
 	n := threadCount()
-	for i := 0; i < want && n < want; i++ {
-		locked := make(chan struct{})
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			runtime.LockOSThread()
-			close(locked)
-			<-release
-			// Unlocked before returning, or the runtime would
-			// destroy the thread along with the goroutine.
-			runtime.UnlockOSThread()
-		}()
-		<-locked
-		// With one P the goroutine has parked, and its thread has
-		// handed the P on, by the time this one runs again.
-		n = threadCount()
+	if n < 0 {
+		n = 0 // unknown: pin want
+	}
+	for round := 0; n < want && round < 3; round++ {
+		missing := want - n
+		locked := make(chan struct{}, missing)
+		for i := 0; i < missing; i++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				runtime.LockOSThread()
+				locked <- struct{}{}
+				<-release
+				// Unlocked before returning, or the runtime would
+				// destroy the thread along with the goroutine.
+				runtime.UnlockOSThread()
+			}()
+		}
+		for i := 0; i < missing; i++ {
+			<-locked
+		}
+		if n = threadCount(); n < 0 {
+			break
+		}
 	}
 	close(release)
 	wg.Wait()
 	return threadCount()
 }
 
-// threadCount is the number of threads in this process, or -1 when
-// /proc/self/task cannot be read.
+// threadCount is the Threads: line of /proc/self/status, or -1 when it
+// cannot be read. Raw system calls: see pinThreads.
 func threadCount() int {
-	d, err := os.Open("/proc/self/task")
+	path := []byte("/proc/self/status\x00")
+	cwd := unix.AT_FDCWD
+	fd, _, errno := unix.RawSyscall6(unix.SYS_OPENAT, uintptr(cwd), uintptr(unsafe.Pointer(&path[0])), unix.O_RDONLY|unix.O_CLOEXEC, 0, 0, 0)
+	if errno != 0 {
+		return -1
+	}
+	defer func() { _, _, _ = unix.RawSyscall(unix.SYS_CLOSE, fd, 0, 0) }() // closing a /proc file has no failure to act on
+	var buf [4096]byte
+	have := 0
+	for have < len(buf) {
+		r, _, errno := unix.RawSyscall(unix.SYS_READ, fd, uintptr(unsafe.Pointer(&buf[have])), uintptr(len(buf)-have))
+		if errno == unix.EINTR {
+			continue
+		}
+		if errno != 0 {
+			return -1
+		}
+		if r == 0 {
+			break
+		}
+		have += int(r)
+	}
+	_, rest, ok := bytes.Cut(buf[:have], []byte("\nThreads:"))
+	if !ok {
+		return -1
+	}
+	line, _, _ := bytes.Cut(rest, []byte("\n"))
+	n, err := strconv.Atoi(string(bytes.TrimSpace(line)))
 	if err != nil {
 		return -1
 	}
-	defer d.Close()
-	names, err := d.Readdirnames(-1)
-	if err != nil {
-		return -1
-	}
-	return len(names)
+	return n
 }

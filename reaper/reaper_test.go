@@ -125,17 +125,18 @@ func TestDescendants(t *testing.T) {
 func TestSignalDescendantsWithoutPidfd(t *testing.T) {
 	type refusal struct {
 		call string
-		err  error
+		err  unix.Errno
 	}
 	for _, r := range []refusal{{"open", unix.ENOSYS}, {"open", unix.EPERM}, {"send", unix.ENOSYS}, {"send", unix.EPERM}} {
 		t.Run(r.call+"/"+r.err.Error(), func(t *testing.T) {
 			refuse := r.err
+			origOpen, origSend := pidfdOpen, pidfdSendSignal
+			defer func() { pidfdOpen, pidfdSendSignal = origOpen, origSend }()
 			if r.call == "open" {
 				pidfdOpen = func(int, int) (int, error) { return -1, refuse }
 			} else {
-				pidfdSendSignal = func(int, unix.Signal, *unix.Siginfo, int) error { return refuse }
+				pidfdSendSignal = func(int, syscall.Signal) unix.Errno { return refuse }
 			}
-			defer func() { pidfdOpen, pidfdSendSignal = unix.PidfdOpen, unix.PidfdSendSignal }()
 			// sh ignores TERM and outlives it, so the sleeps keep their
 			// parent while the drain walks the tree; sh reports how
 			// they ended.

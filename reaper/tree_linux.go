@@ -1,10 +1,12 @@
 package reaper
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
+	"strconv"
+	"unsafe"
 
-	"github.com/prometheus/procfs"
 	"golang.org/x/sys/unix"
 )
 
@@ -33,19 +35,42 @@ func Descendants(pid int) ([]int, error) {
 	return out, nil
 }
 
+// parentsByPid maps every process in /proc to its parent. It reads /proc
+// with raw system calls, like everything else the event loop does: a raw
+// call never makes the runtime hand the loop's P to another thread, so a
+// drain cannot need a thread that a full pid limit would refuse
+// (lifecycle's thread budget). Reading /proc does not block for long.
 func parentsByPid() (map[int]int, error) {
-	fs, err := procfs.NewDefaultFS()
-	if err != nil {
-		return nil, fmt.Errorf("procfs: %w", err)
+	fd, errno := rawOpen("/proc", unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC)
+	if errno != 0 {
+		return nil, fmt.Errorf("open /proc: %w", errno)
 	}
-	procs, err := fs.AllProcs()
-	if err != nil {
-		return nil, fmt.Errorf("procfs: %w", err)
+	defer rawClose(fd)
+	var pids []int
+	buf := make([]byte, 16<<10)
+	for {
+		n, _, errno := unix.RawSyscall(unix.SYS_GETDENTS64, uintptr(fd), uintptr(unsafe.Pointer(&buf[0])), uintptr(len(buf)))
+		if errno == unix.EINTR {
+			continue
+		}
+		if errno != 0 {
+			return nil, fmt.Errorf("getdents64 /proc: %w", errno)
+		}
+		if n == 0 {
+			break
+		}
+		_, _, names := unix.ParseDirent(buf[:n], -1, nil)
+		for _, name := range names {
+			if pid, err := strconv.Atoi(name); err == nil && pid > 0 {
+				pids = append(pids, pid)
+			}
+		}
 	}
-	parents := make(map[int]int, len(procs))
-	for _, p := range procs {
-		if st, err := p.Stat(); err == nil { // an error means it exited while we listed
-			parents[p.PID] = st.PPID
+	parents := make(map[int]int, len(pids))
+	var stat [512]byte
+	for _, pid := range pids {
+		if pp, err := parentFromStat(pid, stat[:]); err == nil { // an error means it exited while we listed
+			parents[pid] = pp
 		}
 	}
 	return parents, nil
@@ -81,19 +106,15 @@ func SignalDescendants(pid int, sig unix.Signal) (int, error) {
 	return n, errors.Join(errs...)
 }
 
-// pidfdOpen and pidfdSendSignal are the unix calls; tests replace them to
-// play an old kernel or a seccomp profile that refuses the pidfd calls.
-var (
-	pidfdOpen       = unix.PidfdOpen
-	pidfdSendSignal = unix.PidfdSendSignal
-)
-
-// refused says whether err means the kernel or a seccomp profile refuses a
-// call (ENOSYS on an old kernel or from a profile; EPERM from a profile
-// whose default action predates the call), rather than anything about the
-// process.
-func refused(err error) bool {
-	return errors.Is(err, unix.ENOSYS) || errors.Is(err, unix.EPERM)
+// pidfdOpen is pidfd_open(pid, flags) as a raw system call (it cannot
+// block); tests replace it to play an old kernel or a seccomp profile that
+// refuses the pidfd calls.
+var pidfdOpen = func(pid, flags int) (int, error) {
+	fd, _, errno := unix.RawSyscall(unix.SYS_PIDFD_OPEN, uintptr(pid), uintptr(flags), 0)
+	if errno != 0 {
+		return -1, errno
+	}
+	return int(fd), nil
 }
 
 // signalIfInTree signals p if its parent is still in the tree. With a
@@ -116,42 +137,91 @@ func signalIfInTree(p int, sig unix.Signal, inTree map[int]bool) (bool, error) {
 		}
 		return killPid(p, sig)
 	}
-	defer func() { _ = unix.Close(fd) }() // closing a pidfd cannot fail in a way we could act on
+	defer rawClose(fd)
 	if pp, err := parentOf(p); err != nil || !inTree[pp] {
 		return false, nil
 	}
-	err = pidfdSendSignal(fd, sig, nil, 0)
-	switch {
-	case err == nil:
+	switch err := pidfdSendSignal(fd, sig); err {
+	case 0:
 		return true, nil
-	case errors.Is(err, unix.ESRCH):
+	case unix.ESRCH:
 		return false, nil
-	case refused(err):
+	case unix.ENOSYS, unix.EPERM: // refused by a seccomp profile
 		return killPid(p, sig)
+	default:
+		return false, fmt.Errorf("pidfd_send_signal(%d): %w", p, err)
 	}
-	return false, fmt.Errorf("pidfd_send_signal(%d): %w", p, err)
 }
 
 // killPid is the drain's fallback without pidfds: kill(2), where ESRCH
 // means p exited since it was checked.
 func killPid(p int, sig unix.Signal) (bool, error) {
-	if err := unix.Kill(p, sig); err != nil {
-		if errors.Is(err, unix.ESRCH) {
-			return false, nil
-		}
+	switch err := rawKill(p, sig); err {
+	case 0:
+		return true, nil
+	case unix.ESRCH:
+		return false, nil
+	default:
 		return false, fmt.Errorf("kill(%d): %w", p, err)
 	}
-	return true, nil
 }
 
 func parentOf(pid int) (int, error) {
-	p, err := procfs.NewProc(pid)
-	if err != nil {
-		return 0, err
+	var stat [512]byte
+	return parentFromStat(pid, stat[:])
+}
+
+// parentFromStat reads the parent's pid, the fourth field of
+// /proc/PID/stat, after the command name in parentheses (which may itself
+// hold spaces and parentheses), with raw system calls.
+func parentFromStat(pid int, buf []byte) (int, error) {
+	fd, errno := rawOpen("/proc/"+strconv.Itoa(pid)+"/stat", unix.O_RDONLY|unix.O_CLOEXEC)
+	if errno != 0 {
+		return 0, errno
 	}
-	st, err := p.Stat()
-	if err != nil {
-		return 0, err
+	defer rawClose(fd)
+	n := 0
+	for n < len(buf) {
+		r, _, errno := unix.RawSyscall(unix.SYS_READ, uintptr(fd), uintptr(unsafe.Pointer(&buf[n])), uintptr(len(buf)-n))
+		if errno == unix.EINTR {
+			continue
+		}
+		if errno != 0 {
+			return 0, errno
+		}
+		if r == 0 {
+			break
+		}
+		n += int(r)
 	}
-	return st.PPID, nil
+	s := buf[:n]
+	i := bytes.LastIndexByte(s, ')')
+	if i < 0 {
+		return 0, fmt.Errorf("/proc/%d/stat: no command name", pid)
+	}
+	f := bytes.Fields(s[i+1:]) // state, ppid, ...
+	if len(f) < 2 {
+		return 0, fmt.Errorf("/proc/%d/stat: too short", pid)
+	}
+	return strconv.Atoi(string(f[1]))
+}
+
+// rawOpen is openat(AT_FDCWD, path, flags) as a raw system call.
+func rawOpen(path string, flags int) (int, unix.Errno) {
+	p, err := unix.BytePtrFromString(path)
+	if err != nil {
+		return -1, unix.EINVAL
+	}
+	cwd := unix.AT_FDCWD
+	fd, _, errno := unix.RawSyscall6(unix.SYS_OPENAT, uintptr(cwd), uintptr(unsafe.Pointer(p)), uintptr(flags), 0, 0, 0)
+	if errno != 0 {
+		return -1, errno
+	}
+	return int(fd), 0
+}
+
+// rawClose closes fd with a raw system call; a close of a /proc file or a
+// pidfd has no failure tend could act on.
+func rawClose(fd int) {
+	_, _, _ = unix.RawSyscall(unix.SYS_CLOSE, uintptr(fd), 0, 0)
 }

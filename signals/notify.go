@@ -28,7 +28,8 @@ type Channels struct {
 	// started. They are left ignored, so the app inherits SIG_IGN.
 	Ignored []unix.Signal
 	// drop receives what tend catches only so that it cannot die of it:
-	// SIGPIPE and the fault signals. Nobody reads it.
+	// SIGPIPE and SIGABRT. Nobody reads it. (The other fault signals are
+	// marked ignored instead: see Listen.)
 	drop     chan os.Signal
 	later    []os.Signal // standard signals registered by AfterAppStart
 	realtime []os.Signal // realtime signals, RealtimeDelay after that
@@ -58,17 +59,18 @@ func CheckStopSignal(sig unix.Signal) error {
 // Faults lists the signals that the Go runtime turns into a crash dump and
 // exit 2 even when another process sends them. The kernel drops a signal
 // that PID 1 has no handler for, so `kill -SEGV 1` from inside a container
-// cannot kill tini; tend catches these and drops them, so that it cannot
-// kill tend either. A genuine fault inside tend still crashes it: the
-// runtime only delivers a fault signal to a channel when it was sent by a
-// process (si_code SI_USER), never when tend's own code faulted.
+// cannot kill tini; tend drops these too (Listen), so that it cannot kill
+// tend either. A genuine fault inside tend still crashes it: the runtime
+// only drops a fault signal, or delivers it to a channel, when it was sent
+// by a process (si_code SI_USER), never when tend's own code faulted.
 func Faults() []unix.Signal {
 	return []unix.Signal{unix.SIGSEGV, unix.SIGBUS, unix.SIGFPE, unix.SIGILL,
 		unix.SIGTRAP, unix.SIGABRT, unix.SIGSYS, unix.SIGSTKFLT}
 }
 
-// Listen registers for SIGCHLD, the stop signals, the standard forwarded
-// signals and the fault signals. Call it before starting any process, so
+// Listen registers for SIGCHLD, the stop signals and the forwarded signals
+// that would kill tend (HUP, QUIT, TSTP), and drops the fault signals and
+// SIGPIPE. Call it before starting any process, so
 // that no early SIGCHLD or TERM is lost; then reap once after the start to
 // catch exits that happened in between. Call AfterAppStart once the app
 // has started (or at once in pause mode).
@@ -88,11 +90,24 @@ func Listen(stop unix.Signal) *Channels {
 		drop: make(chan os.Signal, 1),
 	}
 	signal.Notify(c.Child, unix.SIGCHLD)
-	drop := []os.Signal{unix.SIGPIPE}
+	// ABRT is a fault signal the runtime also lets os/signal deliver;
+	// signal.Ignore would set SIG_IGN for it, which exec'd children
+	// inherit, as for PIPE.
+	signal.Notify(c.drop, unix.SIGPIPE, unix.SIGABRT)
+	// The other fault signals are dropped by the runtime itself once
+	// marked ignored: its handler returns at once for one sent by a
+	// process (SI_USER), and still crashes on a genuine fault. Ignore
+	// keeps the runtime's handler installed for them (they are not ones
+	// os/signal can deliver), so nothing leaks to children; and unlike
+	// Notify it costs no round trip to the runtime's signal thread
+	// (each one tens of microseconds on tend's start-up path).
+	var faults []os.Signal
 	for _, s := range Faults() {
-		drop = append(drop, s)
+		if s != unix.SIGABRT {
+			faults = append(faults, s)
+		}
 	}
-	signal.Notify(c.drop, drop...)
+	signal.Ignore(faults...)
 	var stops, fwd []os.Signal
 	if stop != 0 && !isStop(stop) {
 		stops = append(stops, stop)
@@ -125,12 +140,12 @@ func Listen(stop unix.Signal) *Channels {
 
 // fatal reports whether sig kills or stops tend when no one has called
 // Notify for it: HUP, INT and TERM exit, QUIT dumps and exits, TSTP keeps
-// its default action. These, the stop signals and the faults are registered before the
-// app starts, so nothing the app sends can kill tend, even in its first
-// microseconds. The rest the runtime ignores until Notify, so they are
-// registered right after the app has started, off its start-up path: each
-// Notify is a round trip to the runtime's signal thread (about 270 us for
-// the eight of them, measured).
+// its default action. These, the stop signals and the faults are handled
+// before the app starts, so nothing the app sends can kill tend, even in
+// its first microseconds. The rest the runtime ignores until Notify, so
+// they are registered right after the app has started, off its start-up
+// path: each Notify is a round trip to the runtime's signal thread (about
+// 270 us for the eight of them, measured).
 func fatal(s unix.Signal) bool {
 	switch s {
 	case unix.SIGHUP, unix.SIGINT, unix.SIGQUIT, unix.SIGTERM:
@@ -156,8 +171,12 @@ const RealtimeDelay = 20 * time.Millisecond
 
 // AfterAppStart finishes the set-up once the app has started:
 //   - It registers the standard forwarded signals that cannot kill tend
-//     (USR1, USR2, ALRM, CONT, WINCH, XCPU, VTALRM). One of them sent
-//     between the fork and this call is dropped; it cannot kill tend.
+//     (USR1, USR2, ALRM, CONT, WINCH, XCPU, VTALRM), on a goroutine of
+//     its own that runs as soon as the loop first waits, a few hundred
+//     microseconds after the fork. One of them sent before that is
+//     dropped; it cannot kill tend. They are registered at once, not
+//     later with the realtime ones: an app that reports ready and is sent
+//     USR1 at once must get it.
 //   - It ignores SIGTTIN and SIGTTOU, as tini does, so tend is not stopped
 //     when it writes to a terminal whose foreground group is now the
 //     app's; doing it only now means the app does not inherit SIG_IGN.
@@ -173,18 +192,21 @@ const RealtimeDelay = 20 * time.Millisecond
 //
 // The returned channel is closed once the realtime signals are registered.
 func (c *Channels) AfterAppStart() <-chan struct{} {
-	signal.Notify(c.Forward, c.later...)
 	signal.Ignore(unix.SIGTTIN, unix.SIGTTOU)
 	for n := 32; n < firstForwardable; n++ {
 		_ = ignoreRaw(unix.Signal(n)) // EINVAL only on kernels without that signal
 	}
 	done := make(chan struct{})
-	// AfterFunc's goroutine only registers; delivery still goes through
-	// c.Forward, which the loop owns.
-	time.AfterFunc(RealtimeDelay, func() {
-		signal.Notify(c.Forward, c.realtime...)
-		close(done)
-	})
+	// These goroutines only register; delivery still goes through
+	// c.Forward, which the loop owns. The first runs as soon as the loop
+	// waits, so the loop need not wait for its seven round trips.
+	go func() {
+		signal.Notify(c.Forward, c.later...)
+		time.AfterFunc(RealtimeDelay, func() {
+			signal.Notify(c.Forward, c.realtime...)
+			close(done)
+		})
+	}()
 	return done
 }
 
