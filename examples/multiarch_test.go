@@ -59,6 +59,12 @@ func TestMultiArchImage(t *testing.T) {
 		}
 	})
 
+	// The commit make's REVISION defaults to, read just before make runs
+	// (a commit made while the test runs would otherwise differ).
+	revision := "unknown"
+	if out, err := exec.Command("git", "-C", "..", "rev-parse", "HEAD").Output(); err == nil {
+		revision = strings.TrimSpace(string(out))
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "make", "--no-print-directory", "image",
@@ -67,10 +73,6 @@ func TestMultiArchImage(t *testing.T) {
 	cmd.Dir = ".."
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("make image: %v\n%s", err, out)
-	}
-	revision := "unknown"
-	if out, err := exec.Command("git", "-C", "..", "rev-parse", "HEAD").Output(); err == nil {
-		revision = strings.TrimSpace(string(out))
 	}
 
 	// The manifest list names each architecture once, and only those.
