@@ -190,6 +190,7 @@ func TestImage(t *testing.T) {
 		// no systemd here, so run the check by hand until it passes.
 		name := base + "-healthy"
 		p.detached(t, name, "ready", "-e", `TEND_POST_START=["/app","exit","0"]`, "-e", readyProbe, appImage, "/app", "signals", "TERM", "0")
+		p.canExec(t, name)
 		deadline := time.Now().Add(30 * time.Second)
 		for {
 			r := p.do(30*time.Second, "healthcheck", "run", name)
@@ -210,6 +211,7 @@ func TestImage(t *testing.T) {
 		name := base + "-unready"
 		p.detached(t, name, "ready", "-e", `TEND_POST_START=["/app","exit","0"]`, "-e", `TEND_READY_PROBE=["/app","exit","1"]`,
 			appImage, "/app", "signals", "TERM", "0")
+		p.canExec(t, name)
 		// Wait until tend's server answers, and answers 503, so that
 		// the failure below is tend's readiness, not a closed port.
 		deadline := time.Now().Add(30 * time.Second)

@@ -103,6 +103,17 @@ func (p podman) detached(t *testing.T, name, marker string, args ...string) {
 	}
 }
 
+// canExec checks that podman can run a process inside the running
+// container name, as HEALTHCHECK does: in a chroot (a debootstrap root, say)
+// runc's exec cannot find the container's files, and that is the machine,
+// not tend.
+func (p podman) canExec(t *testing.T, name string) {
+	t.Helper()
+	if r := p.do(30*time.Second, "exec", name, "/app", "exit", "0"); r.err != nil || r.code != 0 {
+		cannotRun(t, "podman cannot exec in a running container here: %s", r)
+	}
+}
+
 // stop is `podman stop` (TERM, then KILL after 30s, beyond every grace
 // period here, so that only tend escalates). It returns the container's
 // exit code, its stdout, and how long the stop took.
@@ -129,9 +140,9 @@ func goBuild(t *testing.T, out, pkg string, flags ...string) {
 }
 
 // cannotRun skips a test that this machine cannot run (no podman, no
-// working container runtime). Where the tests are required to run (make
-// test and make image-check set TEND_REQUIRE_CONTAINERS=1, after installing
-// podman), it fails instead: a skipped image test proves nothing.
+// working container runtime). Where the tests are required to run (CI's
+// .ci/run and make image-check set TEND_REQUIRE_CONTAINERS=1, after
+// installing podman), it fails instead: a skipped image test proves nothing.
 func cannotRun(t *testing.T, format string, args ...any) {
 	t.Helper()
 	if os.Getenv("TEND_REQUIRE_CONTAINERS") == "1" {
