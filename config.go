@@ -183,7 +183,10 @@ func splitName(s string) (name, spec string) {
 func probeParams(v values, prefix string, p *probe.Params) error {
 	if s, ok := v.str(prefix + "initial-delay"); ok { // zero is allowed here, as in Kubernetes
 		d, err := time.ParseDuration(strings.TrimSpace(s))
-		if err != nil || d < 0 {
+		switch {
+		case err != nil && bareNumber(strings.TrimSpace(s)): // "0" parses: Go allows a bare zero
+			return usagef("invalid --%sinitial-delay value %q: a bare number is not a duration: add a unit, e.g. %ss", prefix, s, strings.TrimSpace(s))
+		case err != nil || d < 0:
 			return usagef("invalid --%sinitial-delay value %q: want a duration >= 0", prefix, s)
 		}
 		p.InitialDelay = d
