@@ -223,14 +223,3 @@ func (l *Loop) closeServer() {
 		_ = l.server.Close() // only fails if already closed
 	}
 }
-
-// killAll is kill(-1, sig) as a raw system call: as PID 1 it reaches
-// every process in the namespace but tend. Raw, because it cannot block and
-// the loop makes no system call that could make the runtime start a thread
-// (threads_linux.go).
-func killAll(sig unix.Signal) error {
-	if _, _, errno := unix.RawSyscall(unix.SYS_KILL, ^uintptr(0), uintptr(sig), 0); errno != 0 {
-		return errno
-	}
-	return nil
-}

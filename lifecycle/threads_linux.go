@@ -5,9 +5,8 @@ import (
 	"runtime"
 	"strconv"
 	"sync"
-	"unsafe"
 
-	"golang.org/x/sys/unix"
+	"github.com/tend-init/tend/reaper"
 )
 
 // A full pid limit must not kill tend (CONVENTIONS B.13). Every OS thread
@@ -145,29 +144,12 @@ func pinThreads(want int) int {
 // threadCount is the Threads: line of /proc/self/status, or -1 when it
 // cannot be read. Raw system calls: see pinThreads.
 func threadCount() int {
-	path := []byte("/proc/self/status\x00")
-	cwd := unix.AT_FDCWD
-	fd, _, errno := unix.RawSyscall6(unix.SYS_OPENAT, uintptr(cwd), uintptr(unsafe.Pointer(&path[0])), unix.O_RDONLY|unix.O_CLOEXEC, 0, 0, 0)
-	if errno != 0 {
+	var buf [4096]byte
+	status, err := reaper.ReadRaw("/proc/self/status", buf[:])
+	if err != nil {
 		return -1
 	}
-	defer func() { _, _, _ = unix.RawSyscall(unix.SYS_CLOSE, fd, 0, 0) }() // closing a /proc file has no failure to act on
-	var buf [4096]byte
-	have := 0
-	for have < len(buf) {
-		r, _, errno := unix.RawSyscall(unix.SYS_READ, fd, uintptr(unsafe.Pointer(&buf[have])), uintptr(len(buf)-have))
-		if errno == unix.EINTR {
-			continue
-		}
-		if errno != 0 {
-			return -1
-		}
-		if r == 0 {
-			break
-		}
-		have += int(r)
-	}
-	_, rest, ok := bytes.Cut(buf[:have], []byte("\nThreads:"))
+	_, rest, ok := bytes.Cut(status, []byte("\nThreads:"))
 	if !ok {
 		return -1
 	}

@@ -95,7 +95,7 @@ func (l *Loop) publish(st *probe.Status) {
 // signalled, never the whole system.
 func (l *Loop) signalRest(sig unix.Signal) string {
 	if l.pid1 {
-		if err := killAll(sig); err != nil && !errors.Is(err, unix.ESRCH) {
+		if err := reaper.KillAll(sig); err != nil && !errors.Is(err, unix.ESRCH) {
 			l.log.With(sigField(sig), errField(err)).Errorf("kill(-1, %s): %v", signals.Name(sig), err)
 		}
 		return "every process in the namespace"

@@ -96,7 +96,7 @@ func (c *Child) Release() {
 	if c.pidfd >= 0 {
 		// Raw: closing a pidfd cannot block. Its only failure,
 		// EBADF, cannot happen while the lock guards pidfd.
-		_, _, _ = unix.RawSyscall(unix.SYS_CLOSE, uintptr(c.pidfd), 0, 0)
+		rawClose(c.pidfd)
 		c.pidfd = -1
 	}
 }

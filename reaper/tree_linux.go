@@ -173,28 +173,12 @@ func parentOf(pid int) (int, error) {
 
 // parentFromStat reads the parent's pid, the fourth field of
 // /proc/PID/stat, after the command name in parentheses (which may itself
-// hold spaces and parentheses), with raw system calls.
+// hold spaces and parentheses).
 func parentFromStat(pid int, buf []byte) (int, error) {
-	fd, errno := rawOpen("/proc/"+strconv.Itoa(pid)+"/stat", unix.O_RDONLY|unix.O_CLOEXEC)
-	if errno != 0 {
-		return 0, errno
+	s, err := ReadRaw("/proc/"+strconv.Itoa(pid)+"/stat", buf)
+	if err != nil {
+		return 0, err
 	}
-	defer rawClose(fd)
-	n := 0
-	for n < len(buf) {
-		r, _, errno := unix.RawSyscall(unix.SYS_READ, uintptr(fd), uintptr(unsafe.Pointer(&buf[n])), uintptr(len(buf)-n))
-		if errno == unix.EINTR {
-			continue
-		}
-		if errno != 0 {
-			return 0, errno
-		}
-		if r == 0 {
-			break
-		}
-		n += int(r)
-	}
-	s := buf[:n]
 	i := bytes.LastIndexByte(s, ')')
 	if i < 0 {
 		return 0, fmt.Errorf("/proc/%d/stat: no command name", pid)
@@ -204,6 +188,44 @@ func parentFromStat(pid int, buf []byte) (int, error) {
 		return 0, fmt.Errorf("/proc/%d/stat: too short", pid)
 	}
 	return strconv.Atoi(string(f[1]))
+}
+
+// ReadRaw reads the file at path into buf, up to its length, with raw
+// system calls (openat, read, close), and returns what it read. It is for
+// the small /proc files that the event loop reads: a raw call never makes
+// the runtime hand the loop's P to another thread, so it never needs a
+// thread that a full pid limit would refuse (lifecycle's thread budget).
+func ReadRaw(path string, buf []byte) ([]byte, error) {
+	fd, errno := rawOpen(path, unix.O_RDONLY|unix.O_CLOEXEC)
+	if errno != 0 {
+		return nil, errno
+	}
+	defer rawClose(fd)
+	n := 0
+	for n < len(buf) {
+		r, _, errno := unix.RawSyscall(unix.SYS_READ, uintptr(fd), uintptr(unsafe.Pointer(&buf[n])), uintptr(len(buf)-n))
+		if errno == unix.EINTR {
+			continue
+		}
+		if errno != 0 {
+			return nil, errno
+		}
+		if r == 0 {
+			break
+		}
+		n += int(r)
+	}
+	return buf[:n], nil
+}
+
+// KillAll is kill(-1, sig) as a raw system call: as PID 1 it reaches every
+// process in the namespace but tend, which is PID 1's drain. Raw, for the
+// same reason as ReadRaw.
+func KillAll(sig unix.Signal) error {
+	if errno := rawKill(-1, sig); errno != 0 {
+		return errno
+	}
+	return nil
 }
 
 // rawOpen is openat(AT_FDCWD, path, flags) as a raw system call.
