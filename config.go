@@ -1,10 +1,10 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/tend-init/tend/hooks"
 	"github.com/tend-init/tend/lifecycle"
@@ -182,12 +182,12 @@ func splitName(s string) (name, spec string) {
 // shared ones, "ready-probe-" and so on for a kind's) into p.
 func probeParams(v values, prefix string, p *probe.Params) error {
 	if s, ok := v.str(prefix + "initial-delay"); ok { // zero is allowed here, as in Kubernetes
-		d, err := time.ParseDuration(strings.TrimSpace(s))
+		d, err := readDuration(s)
 		switch {
-		case err != nil && bareNumber(strings.TrimSpace(s)): // "0" parses: Go allows a bare zero
-			return usagef("invalid --%sinitial-delay value %q: a bare number is not a duration: add a unit, e.g. %ss", prefix, s, strings.TrimSpace(s))
-		case err != nil || d < 0:
+		case errors.Is(err, errNotDuration) || err == nil && d < 0:
 			return usagef("invalid --%sinitial-delay value %q: want a duration >= 0", prefix, s)
+		case err != nil:
+			return usagef("invalid --%sinitial-delay value %q: %v", prefix, s, err)
 		}
 		p.InitialDelay = d
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -200,21 +201,34 @@ func (v values) period(long string, dst *time.Duration) error {
 	return nil
 }
 
-// parseDuration reads a Go duration that must be positive. A bare number
-// ("10") is the likeliest mistake, so its message says what to add.
+// parseDuration reads a Go duration that must be positive.
 func parseDuration(s string) (time.Duration, error) {
-	s = strings.TrimSpace(s)
-	d, err := time.ParseDuration(s)
+	d, err := readDuration(s)
 	if err != nil {
-		if bareNumber(s) {
-			return 0, fmt.Errorf("a bare number is not a duration: add a unit, e.g. %ss", s)
-		}
-		return 0, fmt.Errorf("not a duration (want e.g. 500ms, 10s, 2m)")
+		return 0, err
 	}
 	if d <= 0 {
 		return 0, fmt.Errorf("must be greater than zero")
 	}
 	return d, nil
+}
+
+// errNotDuration is readDuration's answer to anything that is neither a
+// duration nor a bare number.
+var errNotDuration = errors.New("not a duration (want e.g. 500ms, 10s, 2m)")
+
+// readDuration reads a Go duration, of any sign. A bare number ("10") is
+// the likeliest mistake, so its message says what to add.
+func readDuration(s string) (time.Duration, error) {
+	s = strings.TrimSpace(s)
+	d, err := time.ParseDuration(s)
+	switch {
+	case err == nil:
+		return d, nil
+	case bareNumber(s):
+		return 0, fmt.Errorf("a bare number is not a duration: add a unit, e.g. %ss", s)
+	}
+	return 0, errNotDuration
 }
 
 // bareNumber reports whether s is digits with at most one '.', such as "10"
