@@ -124,6 +124,8 @@ func TestParseRejects(t *testing.T) {
 		{[]string{"--grace-period", "-5s", "app"}, envOf(), "-5s"},
 		{[]string{"--grace-period", "10", "app"}, envOf(), `invalid --grace-period value "10": a bare number is not a duration: add a unit, e.g. 10s`},
 		{[]string{"--probe-initial-delay", "5", "app"}, envOf(), `invalid --probe-initial-delay value "5": a bare number is not a duration: add a unit, e.g. 5s`},
+		{[]string{"--probe-initial-delay", "-1s", "app"}, envOf(), `invalid --probe-initial-delay value "-1s": want a duration >= 0`},
+		{[]string{"--probe-initial-delay", "soon", "app"}, envOf(), `invalid --probe-initial-delay value "soon": want a duration >= 0`},
 		{[]string{"--hook-timeout", "1.5", "app"}, envOf(), "is not a duration: add a unit, e.g. 1.5s"},
 		{[]string{"app"}, envOf("TEND_DRAIN_TIMEOUT", " 3 "), "is not a duration: add a unit, e.g. 3s"},
 		{[]string{"app"}, envOf("TEND_PROBE_PERIOD", "5"), "is not a duration: add a unit, e.g. 5s"},
