@@ -133,7 +133,7 @@ func (l *Logger) drain() {
 			continue
 		}
 		if n := l.dropped.Swap(0); n > 0 {
-			l.emit(l.entry(LevelWarn, "WARN", []slog.Attr{slog.Uint64("dropped", n)},
+			l.emit(l.entry(LevelWarn, []slog.Attr{slog.Uint64("dropped", n)},
 				fmt.Sprintf("%d log line(s) dropped: stderr was not read fast enough", n)))
 		}
 		l.emit(e)
@@ -174,20 +174,22 @@ func (l *Logger) Flush(d time.Duration) {
 // entry is a line in the logger's format. The JSON message is the text
 // line's message, word for word; the fields repeat what it says for
 // machines.
-func (l *Logger) entry(level int, tag string, attrs []slog.Attr, msg string) logEntry {
+func (l *Logger) entry(level int, attrs []slog.Attr, msg string) logEntry {
 	if l.json == nil {
-		return logEntry{line: fmt.Sprintf("[tend %d] %s: %s\n", l.pid, tag, msg)}
+		// The tag is the level's slog name (ERROR, WARN, INFO, DEBUG):
+		// one spelling for both formats.
+		return logEntry{line: fmt.Sprintf("[tend %d] %s: %s\n", l.pid, SlogLevel(level), msg)}
 	}
 	r := slog.NewRecord(time.Now().UTC(), SlogLevel(level), msg, 0)
 	r.AddAttrs(attrs...) // copied: the caller's slice may be reused
 	return logEntry{rec: &r}
 }
 
-func (l *Logger) logf(level int, tag string, attrs []slog.Attr, format string, args ...any) {
+func (l *Logger) logf(level int, attrs []slog.Attr, format string, args ...any) {
 	if l == nil || level > l.level {
 		return
 	}
-	e := l.entry(level, tag, attrs, fmt.Sprintf(format, args...))
+	e := l.entry(level, attrs, fmt.Sprintf(format, args...))
 	if l.q == nil {
 		l.emit(e)
 		return
@@ -200,12 +202,12 @@ func (l *Logger) logf(level int, tag string, attrs []slog.Attr, format string, a
 }
 
 func (l *Logger) Errorf(format string, args ...any) {
-	l.logf(LevelError, "ERROR", nil, format, args...)
+	l.logf(LevelError, nil, format, args...)
 }
-func (l *Logger) Warnf(format string, args ...any) { l.logf(LevelWarn, "WARN", nil, format, args...) }
-func (l *Logger) Infof(format string, args ...any) { l.logf(LevelInfo, "INFO", nil, format, args...) }
+func (l *Logger) Warnf(format string, args ...any) { l.logf(LevelWarn, nil, format, args...) }
+func (l *Logger) Infof(format string, args ...any) { l.logf(LevelInfo, nil, format, args...) }
 func (l *Logger) Debugf(format string, args ...any) {
-	l.logf(LevelDebug, "DEBUG", nil, format, args...)
+	l.logf(LevelDebug, nil, format, args...)
 }
 
 // With is a line with structured fields: in JSON they are keys beside msg;
@@ -221,16 +223,16 @@ type Fields struct {
 }
 
 func (f Fields) Errorf(format string, args ...any) {
-	f.l.logf(LevelError, "ERROR", f.attrs, format, args...)
+	f.l.logf(LevelError, f.attrs, format, args...)
 }
 func (f Fields) Warnf(format string, args ...any) {
-	f.l.logf(LevelWarn, "WARN", f.attrs, format, args...)
+	f.l.logf(LevelWarn, f.attrs, format, args...)
 }
 func (f Fields) Infof(format string, args ...any) {
-	f.l.logf(LevelInfo, "INFO", f.attrs, format, args...)
+	f.l.logf(LevelInfo, f.attrs, format, args...)
 }
 func (f Fields) Debugf(format string, args ...any) {
-	f.l.logf(LevelDebug, "DEBUG", f.attrs, format, args...)
+	f.l.logf(LevelDebug, f.attrs, format, args...)
 }
 
 // The fields' keys, one spelling each. Durations are slog's: whole
