@@ -21,21 +21,23 @@ func requirePodman(t *testing.T) {
 	}
 }
 
-// testBinaries builds, into dir, tend (as tend, with version) and the test
-// programs the scratch images hold: fakeapp as app, pidfdcheck as check.
-func testBinaries(t *testing.T, dir, version string) {
+// scratchFixture is the set-up the init-path and seccomp tests share:
+// podman, the test binaries built into a new directory (tend, with version
+// WHAT-test; fakeapp as app; pidfdcheck as check), and an image FROM
+// scratch out of the Containerfile body, named after a unique base and
+// removed when the test ends. A machine that cannot build or run a
+// container at all skips the test (see cannotRun), so that only a broken
+// tend fails it.
+func scratchFixture(t *testing.T, what, body string) (p podman, base, image string) {
 	t.Helper()
-	goBuild(t, filepath.Join(dir, "tend"), ".", "-tags", "urfave_cli_no_docs,urfave_cli_no_suggest", "-ldflags", "-s -w -X main.version="+version)
-	goBuild(t, filepath.Join(dir, "app"), "./testdata/fakeapp")
-	goBuild(t, filepath.Join(dir, "check"), "./testdata/pidfdcheck")
-}
-
-// scratchImage builds image FROM scratch out of the Containerfile body,
-// in p.dir, removed when the test ends. It skips the test if the machine
-// cannot build or run a container at all, so that only a broken tend fails.
-func scratchImage(t *testing.T, p podman, image, body string) {
-	t.Helper()
-	file := filepath.Join(p.dir, "Containerfile."+filepath.Base(strings.ReplaceAll(image, ":", "_")))
+	requirePodman(t)
+	p = podman{dir: t.TempDir()}
+	goBuild(t, filepath.Join(p.dir, "tend"), ".", "-tags", "urfave_cli_no_docs,urfave_cli_no_suggest", "-ldflags", "-s -w -X main.version="+what+"-test")
+	goBuild(t, filepath.Join(p.dir, "app"), "./testdata/fakeapp")
+	goBuild(t, filepath.Join(p.dir, "check"), "./testdata/pidfdcheck")
+	base = uniqueBase(what)
+	image = "localhost/" + base
+	file := filepath.Join(p.dir, "Containerfile")
 	if err := os.WriteFile(file, []byte(body), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -46,6 +48,7 @@ func scratchImage(t *testing.T, p podman, image, body string) {
 	if r := p.run(time.Minute, "--rm", "--entrypoint", "/app", image, "exit", "0"); r.err != nil || r.code != 0 {
 		cannotRun(t, "the container runtime cannot start a container here: %s", r)
 	}
+	return p, base, image
 }
 
 // uniqueBase names this run's images and containers.
@@ -123,14 +126,8 @@ func initChecks(t *testing.T, p podman, name, image string, opts ...string) {
 // --init runs `/sbin/docker-init -- CMD...` the same way). tend's flags
 // cannot be passed that way, so the checks configure it through TEND_*.
 func TestInitPath(t *testing.T) {
-	requirePodman(t)
-	dir := t.TempDir()
-	testBinaries(t, dir, "initpath-test")
-	p := podman{dir: dir}
-	base := uniqueBase("initpath")
-	image := "localhost/" + base
-	scratchImage(t, p, image, "FROM scratch\nCOPY app /app\nCOPY check /check\n")
-	tend := filepath.Join(dir, "tend")
+	p, base, image := scratchFixture(t, "initpath", "FROM scratch\nCOPY app /app\nCOPY check /check\n")
+	tend := filepath.Join(p.dir, "tend")
 	opts := []string{"--init", "--init-path", tend}
 
 	t.Run("podman runs INIT -- CMD", func(t *testing.T) {

@@ -22,13 +22,7 @@ import (
 // subreaper below another init (kill(2) on each descendant, after checking
 // its parent, where pidfd_open is refused).
 func TestSeccompRefusesPidfds(t *testing.T) {
-	requirePodman(t)
-	dir := t.TempDir()
-	testBinaries(t, dir, "seccomp-test")
-	p := podman{dir: dir}
-	base := uniqueBase("seccomp")
-	image := "localhost/" + base
-	scratchImage(t, p, image, "FROM scratch\nCOPY tend /tend\nCOPY app /app\nCOPY check /check\nENTRYPOINT [\"/tend\", \"--\"]\n")
+	p, base, image := scratchFixture(t, "seccomp", "FROM scratch\nCOPY tend /tend\nCOPY app /app\nCOPY check /check\nENTRYPOINT [\"/tend\", \"--\"]\n")
 
 	for _, c := range []struct{ profile, errno string }{
 		{"pidfd-enosys.json", "ENOSYS"},
