@@ -74,6 +74,11 @@ func New(cfg Config, stderr io.Writer) (l *Loop, err error) {
 		l.log.Infof("health endpoint on http://%s", srv.Addr())
 	}
 	l.sigs = signals.Listen(cfg.StopSignal)
+	l.reap.OnStart(func(pid int) {
+		if err := l.sigs.ChildStarted(pid); err != nil {
+			l.log.With(errField(err)).Warnf("pid %d keeps tend's cap of %d queued signals: prlimit: %v", pid, signals.QueueLimit, err)
+		}
+	})
 	for _, sig := range l.sigs.Ignored {
 		l.log.Debugf("%s was ignored when tend started: it stays ignored, and the app inherits that", signals.Name(sig))
 	}
@@ -87,6 +92,10 @@ func New(cfg Config, stderr io.Writer) (l *Loop, err error) {
 			l.closeServer()
 			return nil, err
 		}
+	}
+	// After the app's start, which inherits the limit tend was given.
+	if err := l.sigs.CapQueue(); err != nil {
+		l.log.With(errField(err)).Warnf("cannot cap tend's queue of realtime signals (a flood of them can delay a stop): prlimit: %v", err)
 	}
 	l.rtDone = l.sigs.AfterAppStart()
 	return l, nil

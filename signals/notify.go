@@ -33,7 +33,19 @@ type Channels struct {
 	drop     chan os.Signal
 	later    []os.Signal // standard signals registered by AfterAppStart
 	realtime []os.Signal // realtime signals, RealtimeDelay after that
+	queue    queue       // tend's own cap on queued signals (queue_linux.go)
 }
+
+// CapQueue caps tend's own queue of realtime signals at QueueLimit (see
+// there for why). Call it once the app has started, so that the app
+// inherits the limit tend was given; every process started later gets that
+// limit back through ChildStarted.
+func (c *Channels) CapQueue() error { return c.queue.lower() }
+
+// ChildStarted gives pid, a process tend has just started, the queue limit
+// tend inherited, if CapQueue lowered tend's own. The reaper calls it under
+// its lock, while pid is certainly the child's.
+func (c *Channels) ChildStarted(pid int) error { return c.queue.restore(pid) }
 
 // stopSignals always begin a stop; they are forwarded once pre-stop has
 // run.
