@@ -112,7 +112,7 @@ func NewLogger(w io.Writer, level int, format LogFormat) *Logger {
 		// Only the JSON handler is used: slog's text handler is never
 		// referenced, so the linker leaves it out. pid is encoded once,
 		// here, not on every line.
-		h := slog.NewJSONHandler(w, &slog.HandlerOptions{Level: SlogLevel(level)})
+		h := slog.NewJSONHandler(w, &slog.HandlerOptions{Level: SlogLevel(level), ReplaceAttr: escapeJSONGaps})
 		l.json = h.WithAttrs([]slog.Attr{slog.Int("pid", l.pid)})
 	}
 	return l
@@ -177,8 +177,12 @@ func (l *Logger) Flush(d time.Duration) {
 func (l *Logger) entry(level int, attrs []slog.Attr, msg string) logEntry {
 	if l.json == nil {
 		// The tag is the level's slog name (ERROR, WARN, INFO, DEBUG):
-		// one spelling for both formats.
-		return logEntry{line: fmt.Sprintf("[tend %d] %s: %s\n", l.pid, SlogLevel(level), msg)}
+		// one spelling for both formats. The message is escaped
+		// (escapeText): it may quote a stranger's bytes, and one line must
+		// stay one harmless line. JSON needs no such step: slog's encoder
+		// escapes control characters, U+2028 and U+2029, and replaces
+		// invalid UTF-8.
+		return logEntry{line: fmt.Sprintf("[tend %d] %s: %s\n", l.pid, SlogLevel(level), escapeText(msg))}
 	}
 	r := slog.NewRecord(time.Now().UTC(), SlogLevel(level), msg, 0)
 	r.AddAttrs(attrs...) // copied: the caller's slice may be reused
