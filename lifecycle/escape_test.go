@@ -65,9 +65,9 @@ func TestAppendEscapedMax(t *testing.T) {
 	}{
 		{"abcdef", 4, "abcd", false},
 		{"abc", 3, "abc", true},
-		{"ab\x1bcd", 4, "ab", false},    // \x1b needs 4 bytes
+		{"ab\x1bcd", 4, "ab", false},     // \x1b needs 4 bytes
 		{"ab\x1bcd", 6, `ab\x1b`, false}, // ...and then c does not fit
-		{"a世界", 3, "a", false},          // 世 is 3 bytes
+		{"a世界", 3, "a", false},           // 世 is 3 bytes
 		{"a世界", 4, "a世", false},
 		{"", 0, "", true},
 	} {
