@@ -2,8 +2,6 @@ package lifecycle
 
 import (
 	"fmt"
-	"log/slog"
-	"strings"
 	"unicode/utf8"
 )
 
@@ -79,44 +77,4 @@ func appendEscaped(dst []byte, s string, max int) ([]byte, bool) {
 		i += size
 	}
 	return dst, true
-}
-
-// escapeJSONGaps is the JSON logger's ReplaceAttr. slog's JSON encoder
-// escapes the C0 controls, U+2028 and U+2029 and replaces invalid UTF-8,
-// but writes DEL and the C1 controls (U+0080-U+009F, among them U+009B,
-// CSI) raw, which is valid JSON and still reaches a terminal that shows the
-// log; a string holding one is escaped as escapeText does. It runs on the
-// logger's writer goroutine, and leaves every other string as it is.
-func escapeJSONGaps(_ []string, a slog.Attr) slog.Attr {
-	if a.Value.Kind() != slog.KindString {
-		return a
-	}
-	s := a.Value.String()
-	if !hasDELOrC1(s) {
-		return a
-	}
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		switch c := s[i]; {
-		case c == 0x7f:
-			b.WriteString(`\x7f`)
-		case c == 0xc2 && i+1 < len(s) && s[i+1] >= 0x80 && s[i+1] <= 0x9f:
-			fmt.Fprintf(&b, `\u%04x`, s[i+1])
-			i++
-		default:
-			b.WriteByte(c)
-		}
-	}
-	return slog.String(a.Key, b.String())
-}
-
-// hasDELOrC1 looks for DEL or a C1 control, which UTF-8 spells 0xC2 then
-// 0x80-0x9F.
-func hasDELOrC1(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] == 0x7f || s[i] == 0xc2 && i+1 < len(s) && s[i+1] >= 0x80 && s[i+1] <= 0x9f {
-			return true
-		}
-	}
-	return false
 }

@@ -2,7 +2,6 @@ package lifecycle
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"os"
 	"strings"
@@ -109,30 +108,5 @@ func TestTextLogEscapes(t *testing.T) {
 		`\x1b[31mred\x1b[0m\x00\x0b\x0c\u2028\x7f\u009b\xff\nfake [tend 1] ERROR: forged`+"\n", os.Getpid())
 	if b.String() != want {
 		t.Fatalf("got\n%q\nwant\n%q", b.String(), want)
-	}
-}
-
-// TestJSONLogEscapesDELAndC1: slog escapes C0 and U+2028 itself; DEL and
-// the C1 controls, which it writes raw, are escaped too, in the message
-// and in fields.
-func TestJSONLogEscapesDELAndC1(t *testing.T) {
-	var b bytes.Buffer
-	l := NewLogger(&b, LevelWarn, LogJSON)
-	hostile := "a\x1b[2J\x00\u2028\x7f\u009b[2J\u0085é"
-	l.With(errField(fmt.Errorf("%s", hostile))).Warnf("probe: %s", hostile)
-	line := b.String()
-	for _, raw := range []string{"\x1b", "\x00", "\u2028", "\x7f", "\u009b", "\u0085"} {
-		if strings.Contains(line, raw) {
-			t.Errorf("raw %q in the JSON line: %q", raw, line)
-		}
-	}
-	var o map[string]any
-	if err := json.Unmarshal([]byte(line), &o); err != nil {
-		t.Fatalf("not JSON: %q: %v", line, err)
-	}
-	// C0 and U+2028 are JSON escapes, so they decode to themselves.
-	wantErr := "a\x1b[2J\x00\u2028" + `\x7f\u009b[2J\u0085` + "é"
-	if o["msg"] != "probe: "+wantErr || o["error"] != wantErr {
-		t.Fatalf("msg %q error %q", o["msg"], o["error"])
 	}
 }

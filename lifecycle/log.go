@@ -112,7 +112,7 @@ func NewLogger(w io.Writer, level int, format LogFormat) *Logger {
 		// Only the JSON handler is used: slog's text handler is never
 		// referenced, so the linker leaves it out. pid is encoded once,
 		// here, not on every line.
-		h := slog.NewJSONHandler(w, &slog.HandlerOptions{Level: SlogLevel(level), ReplaceAttr: escapeJSONGaps})
+		h := slog.NewJSONHandler(w, &slog.HandlerOptions{Level: SlogLevel(level)})
 		l.json = h.WithAttrs([]slog.Attr{slog.Int("pid", l.pid)})
 	}
 	return l
@@ -179,9 +179,12 @@ func (l *Logger) entry(level int, attrs []slog.Attr, msg string) logEntry {
 		// The tag is the level's slog name (ERROR, WARN, INFO, DEBUG):
 		// one spelling for both formats. The message is escaped
 		// (escapeText): it may quote a stranger's bytes, and one line must
-		// stay one harmless line. JSON needs no such step: slog's encoder
-		// escapes control characters, U+2028 and U+2029, and replaces
-		// invalid UTF-8.
+		// stay one harmless line. JSON has its own escaping, and keeps
+		// the value: slog's encoder escapes the C0 controls, U+2028 and
+		// U+2029 and replaces invalid UTF-8, so a line stays one line; DEL
+		// and the C1 controls are valid JSON raw and decode to themselves
+		// (FuzzJSONLine pins that a JSON value says exactly what was
+		// logged).
 		return logEntry{line: fmt.Sprintf("[tend %d] %s: %s\n", l.pid, SlogLevel(level), escapeText(msg))}
 	}
 	r := slog.NewRecord(time.Now().UTC(), SlogLevel(level), msg, 0)
