@@ -59,7 +59,10 @@ func lookPath(prog string) (string, error) {
 	return "", &execError{prog: prog, code: 127, err: unix.ENOENT}
 }
 
-// startError classifies an error from starting a resolved program.
+// startError classifies an error from starting a resolved program. The
+// app is started with reaper.StartScript, so a script without "#!" runs
+// under /bin/sh, as tini's execvp runs it, and ENOEXEC reaches here only
+// for a binary the kernel cannot run, or when /bin/sh is missing too.
 func startError(prog string, err error) error {
 	var errno syscall.Errno
 	code := 1

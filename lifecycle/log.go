@@ -177,8 +177,15 @@ func (l *Logger) Flush(d time.Duration) {
 func (l *Logger) entry(level int, attrs []slog.Attr, msg string) logEntry {
 	if l.json == nil {
 		// The tag is the level's slog name (ERROR, WARN, INFO, DEBUG):
-		// one spelling for both formats.
-		return logEntry{line: fmt.Sprintf("[tend %d] %s: %s\n", l.pid, SlogLevel(level), msg)}
+		// one spelling for both formats. The message is escaped
+		// (escapeText): it may quote a stranger's bytes, and one line must
+		// stay one harmless line. JSON has its own escaping, and keeps
+		// the value: slog's encoder escapes the C0 controls, U+2028 and
+		// U+2029 and replaces invalid UTF-8, so a line stays one line; DEL
+		// and the C1 controls are valid JSON raw and decode to themselves
+		// (FuzzJSONLine pins that a JSON value says exactly what was
+		// logged).
+		return logEntry{line: fmt.Sprintf("[tend %d] %s: %s\n", l.pid, SlogLevel(level), escapeText(msg))}
 	}
 	r := slog.NewRecord(time.Now().UTC(), SlogLevel(level), msg, 0)
 	r.AddAttrs(attrs...) // copied: the caller's slice may be reused

@@ -106,7 +106,7 @@ func (l *Loop) startApp() error {
 	if err != nil {
 		return err
 	}
-	app, err := l.reap.Start(appCommand(path, l.cfg.Args))
+	app, err := l.reap.StartScript(appCommand(path, l.cfg.Args))
 	if err != nil {
 		return startError(l.cfg.Args[0], err)
 	}

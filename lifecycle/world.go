@@ -106,33 +106,3 @@ func (l *Loop) signalRest(sig unix.Signal) string {
 	}
 	return fmt.Sprintf("%d descendant(s)", n)
 }
-
-// maxTerminationMessage is the kubelet's limit for terminationMessagePath.
-const maxTerminationMessage = 4096
-
-// writeTerminationMessage writes why tend decided the outcome to the
-// termination-message file, for `kubectl describe pod` and the container
-// status. It never overwrites what the app wrote (only an empty file is
-// written), and never creates a missing directory.
-func (l *Loop) writeTerminationMessage(why string) {
-	path := l.cfg.TerminationMessagePath
-	if path == "" {
-		return
-	}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE, 0o644)
-	if err != nil {
-		l.log.With(slog.String("path", path), errField(err)).Infof("termination message not written: %v", err)
-		return
-	}
-	defer f.Close()
-	if st, err := f.Stat(); err != nil || st.Size() > 0 {
-		l.log.With(slog.String("path", path)).Infof("termination message not written: %s holds the app's own", path)
-		return
-	}
-	if len(why) > maxTerminationMessage {
-		why = why[:maxTerminationMessage]
-	}
-	if _, err := f.WriteString(why); err != nil {
-		l.log.With(slog.String("path", path), errField(err)).Warnf("writing the termination message to %s: %v", path, err)
-	}
-}
