@@ -34,9 +34,14 @@ func (l *Loop) startHook(kind HookKind, cmds []hooks.Action, env []string, deadl
 	if !deadline.IsZero() {
 		run, release = context.WithDeadline(ctx, deadline)
 	}
+	if l.relay == nil {
+		// Built at the first hook: a tend without hooks never has one.
+		l.relay = hooks.NewRelay(os.Stdout, os.Stderr)
+	}
+	out := l.relay
 	go func() {
 		start := time.Now()
-		r := hooks.Runner{Starter: l.reap, Env: env, Get: l.hookGet, Timeout: l.cfg.HookTimeout}
+		r := hooks.Runner{Starter: l.reap, Env: env, Get: l.hookGet, Timeout: l.cfg.HookTimeout, Out: out}
 		err := r.Run(run, cmds)
 		release()
 		// The loop reads events until every hook has reported.
