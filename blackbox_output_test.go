@@ -107,3 +107,9 @@ func TestProbeOutputExcerptIsBoundedAndEscaped(t *testing.T) {
 		t.Fatalf("exit %d\n%s", code, p.stderr)
 	}
 }
+
+// fileText is path's contents, or "" while it does not exist.
+func fileText(path string) string {
+	b, _ := os.ReadFile(path) // a missing file reads as empty
+	return string(b)
+}
