@@ -8,7 +8,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"os/exec"
 	"strings"
 	"syscall"
@@ -55,9 +54,10 @@ func (c Command) String() string {
 	return c.Shell
 }
 
-// Cmd builds the process for this command: tend's own stdout and stderr so
-// the output lands in the container log, and a new process group so a
-// timeout can kill the hook's whole tree. Run gives it an empty stdin.
+// Cmd builds the process for this command, in a new process group so a
+// timeout can kill the hook's whole tree. Its stdio is left unset: Run
+// gives it an empty stdin, and stdout and stderr pipes that tend drains
+// (Relay passes a hook's output on to tend's own; Probe keeps a probe's).
 func (c Command) Cmd(env []string) (*exec.Cmd, error) {
 	argv := c.Argv
 	if argv == nil {
@@ -74,8 +74,6 @@ func (c Command) Cmd(env []string) (*exec.Cmd, error) {
 		Path:        path,
 		Args:        argv,
 		Env:         env,
-		Stdout:      os.Stdout,
-		Stderr:      os.Stderr,
 		SysProcAttr: &syscall.SysProcAttr{Setpgid: true},
 	}, nil
 }

@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/tend-init/tend/hooks"
 	"github.com/tend-init/tend/probe"
 	"github.com/tend-init/tend/reaper"
 	"github.com/tend-init/tend/signals"
@@ -35,6 +36,7 @@ type Loop struct {
 	orphans   atomic.Uint64
 	stopProbe context.CancelFunc
 	probeCtx  context.Context // nil until the first check starts
+	relay     *hooks.Relay    // hooks' output on its way to tend's stdout and stderr; nil until the first hook
 }
 
 // New performs the set-up in the order that loses nothing: the parent-death

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"sync"
 
+	"github.com/tend-init/tend/hooks"
 	"github.com/tend-init/tend/reaper"
 )
 
@@ -82,9 +83,28 @@ func threadBudget(cfg *Config) int {
 	case len(cfg.PostStart) > 0, len(cfg.PreStop) > 0, len(cfg.PostStop) > 0:
 		n++
 	}
+	// The hooks' Relay: its one copier, in write(2) on a stdout or stderr
+	// that may block. Hook and probe output pipes are read through the
+	// netpoller, which costs no thread.
+	if hasCommand(cfg.PostStart, cfg.PreStop, cfg.PostStop) {
+		n++
+	}
 	// Probe goroutines, one per check; an exec check forks under the
 	// reaper's lock, an http or tcp check dials on its own.
 	return n + len(cfg.Checks)
+}
+
+// hasCommand reports whether a hook runs a command, whose output the Relay
+// passes on.
+func hasCommand(hs ...[]hooks.Action) bool {
+	for _, acts := range hs {
+		for _, a := range acts {
+			if _, ok := a.(hooks.Command); ok {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // reserveThreads sets GOMAXPROCS to 1 and makes the runtime create the

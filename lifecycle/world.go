@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"os/exec"
 	"time"
 
 	"github.com/tend-init/tend/hooks"
@@ -34,9 +35,14 @@ func (l *Loop) startHook(kind HookKind, cmds []hooks.Action, env []string, deadl
 	if !deadline.IsZero() {
 		run, release = context.WithDeadline(ctx, deadline)
 	}
+	if l.relay == nil {
+		// Built at the first hook: a tend without hooks never has one.
+		l.relay = hooks.NewRelay(os.Stdout, os.Stderr)
+	}
+	out := l.relay
 	go func() {
 		start := time.Now()
-		r := hooks.Runner{Starter: l.reap, Env: env, Get: l.hookGet, Timeout: l.cfg.HookTimeout}
+		r := hooks.Runner{Starter: l.childStarter(), Env: env, Get: l.hookGet, Timeout: l.cfg.HookTimeout, Out: out}
 		err := r.Run(run, cmds)
 		release()
 		// The loop reads events until every hook has reported.
@@ -69,7 +75,7 @@ func (l *Loop) startProbes(runs []probeRun) {
 	}
 	ctx := l.probeCtx
 	for _, r := range runs {
-		x := probe.Exec{Starter: l.reap, Env: r.env}
+		x := probe.Exec{Starter: l.childStarter(), Env: r.env}
 		go probe.Run(ctx, r.check.Checker, r.check.Params, x, func(err error) bool {
 			select {
 			case l.events <- probeDone{idx: r.idx, err: err}:
@@ -82,6 +88,21 @@ func (l *Loop) startProbes(runs []probeRun) {
 }
 
 func (l *Loop) stopProbes() { l.stopProbe() }
+
+// childStarter starts hooks and exec probes through the reaper with the
+// signal dispositions tend inherited, not the ones it set for its own
+// survival after the app started (signals.Channels.ForChild).
+func (l *Loop) childStarter() hooks.Starter { return childStarter{l.reap, l.sigs} }
+
+type childStarter struct {
+	r    *reaper.Reaper
+	sigs *signals.Channels
+}
+
+func (s childStarter) Start(cmd *exec.Cmd) (c *reaper.Child, err error) {
+	s.sigs.ForChild(func() { c, err = s.r.Start(cmd) })
+	return c, err
+}
 
 func (l *Loop) reapNow() (bool, error) { return l.reap.Reap() }
 

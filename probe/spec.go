@@ -2,7 +2,6 @@ package probe
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net"
 	"net/url"
@@ -104,13 +103,9 @@ func (t TCP) Check(ctx context.Context, _ Exec, timeout time.Duration) error {
 	return nil
 }
 
-// Check runs the command once.
+// Check runs the command once (execprobe.go).
 func (c Command) Check(ctx context.Context, x Exec, timeout time.Duration) error {
-	err := hooks.Run(ctx, x.Starter, []hooks.Command{c.Cmd}, x.Env, timeout)
-	if errors.Is(err, hooks.ErrTimeout) {
-		return errors.New("timed out")
-	}
-	return classify(err)
+	return c.check(ctx, x, timeout)
 }
 
 // isURL reports whether s starts with a URL scheme followed by "://".

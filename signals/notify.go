@@ -28,12 +28,15 @@ type Channels struct {
 	// started. They are left ignored, so the app inherits SIG_IGN.
 	Ignored []unix.Signal
 	// drop receives what tend catches only so that it cannot die of it:
-	// SIGPIPE and SIGABRT. Nobody reads it. (The other fault signals are
-	// marked ignored instead: see Listen.)
+	// SIGPIPE and SIGABRT, and SIGTTIN and SIGTTOU for the instants they
+	// are not ignored (children.go). Nobody reads it. (The other fault
+	// signals are marked ignored instead: see Listen.)
 	drop     chan os.Signal
 	later    []os.Signal // standard signals registered by AfterAppStart
 	realtime []os.Signal // realtime signals, RealtimeDelay after that
 	queue    queue       // tend's own cap on queued signals (queue_linux.go)
+	// child is what hooks and probes inherit: children.go.
+	child childSignals
 }
 
 // CapQueue caps tend's own queue of realtime signals at QueueLimit (see
@@ -191,10 +194,11 @@ const RealtimeDelay = 20 * time.Millisecond
 //     USR1 at once must get it.
 //   - It ignores SIGTTIN and SIGTTOU, as tini does, so tend is not stopped
 //     when it writes to a terminal whose foreground group is now the
-//     app's; doing it only now means the app does not inherit SIG_IGN.
+//     app's; doing it only now means the app does not inherit SIG_IGN,
+//     and the way it is done (ignoreOwn) means no hook or probe does.
 //   - It ignores signals 32 to 34, which the Go runtime leaves at SIG_DFL
-//     (it keeps them for libc) and so would kill tend, even as PID 1 when
-//     they come from outside its namespace.
+//     (it keeps them for libc) and so would kill tend when it is not
+//     PID 1; ForChild keeps that SIG_IGN from hooks and probes.
 //   - It registers the realtime signals RealtimeDelay later. Each
 //     signal.Notify costs a round trip to the runtime's signal thread: the
 //     30 realtime signals took about 3 ms, twice the rest of tend's
@@ -204,10 +208,7 @@ const RealtimeDelay = 20 * time.Millisecond
 //
 // The returned channel is closed once the realtime signals are registered.
 func (c *Channels) AfterAppStart() <-chan struct{} {
-	signal.Ignore(unix.SIGTTIN, unix.SIGTTOU)
-	for n := 32; n < firstForwardable; n++ {
-		_ = ignoreRaw(unix.Signal(n)) // EINVAL only on kernels without that signal
-	}
+	c.ignoreOwn() // TTIN, TTOU, 32-34: see children.go
 	done := make(chan struct{})
 	// These goroutines only register; delivery still goes through
 	// c.Forward, which the loop owns. The first runs as soon as the loop

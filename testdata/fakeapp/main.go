@@ -16,6 +16,7 @@
 //	fakeapp eofwait            read stdin until EOF, then exit 0
 //	fakeapp daemon FILE        fork a child that ignores TERM, write its pid to FILE, exit 0
 //	fakeapp writeclosed        write to a closed stdout repeatedly, then exit 0
+//	fakeapp joinpgid PID FILE MODE ARGS  join PID's process group, write its id to FILE, run MODE
 //	fakeapp forkbomb CODE HOLD [orphans]  fork until the pid limit and keep at it; each child holds
 //	                           its pid for HOLD (with orphans, a grandchild that PID 1 reaps); exit CODE on TERM
 package main
@@ -95,6 +96,8 @@ func dispatch(mode string, args []string) int {
 	case "forkbomb":
 		hold, _ := time.ParseDuration(arg(args, 1))
 		return forkbomb(atoi(arg(args, 0)), hold, arg(args, 2) == "orphans")
+	case "joinpgid":
+		return joinpgid(args)
 	case "writeclosed":
 		_ = os.Stdout.Close()
 		_ = os.Stderr.Close()
