@@ -253,3 +253,46 @@ func TestSidecarExampleParses(t *testing.T) {
 		t.Fatalf("want pause mode with two checks named redis, got %+v", cfg)
 	}
 }
+
+// TestErrorsQuoteAnExcerpt: a rejected value, however long or strange, is
+// quoted as a short excerpt with its control bytes escaped: the error stays
+// one short line (a 60,000-deep JSON value once made a 240 KB line).
+func TestErrorsQuoteAnExcerpt(t *testing.T) {
+	deep := strings.Repeat("[", 60000) + strings.Repeat("]", 60000)
+	long := strings.Repeat("\x1b[31m", 20000)
+	cases := [][]string{
+		{"--post-start", deep, "app"},
+		{"--pre-stop", `{"exec":{"command":` + deep + `}}`, "app"},
+		{"--live-probe", deep, "app"},
+		{"--ready-probe", `{"tcpSocket":{"port":80},"` + long + `":1}`, "app"},
+		{"--startup-probe", "tcp://" + long, "app"},
+		{"--grace-period", strings.Repeat("9", 100000), "app"},
+		{"--hook-timeout", long, "app"},
+		{"--probe-period", long, "app"},
+		{"-e", long, "app"},
+		{"-p", long, "app"},
+		{"-r", long, "app"},
+		{"-r", "TERM:" + long, "app"},
+		{"--stop-signal", long, "app"},
+		{"--log-format", long, "app"},
+		{"--health-addr", long, "app"},
+		{"--probe-failure-threshold", long, "app"},
+	}
+	for _, args := range cases {
+		var stderr bytes.Buffer
+		code := run(context.Background(), append([]string{"tend"}, args...), envOf(), &bytes.Buffer{}, &stderr)
+		msg := strings.TrimSuffix(stderr.String(), "\n")
+		if code != 1 || len(msg) > 500 || strings.ContainsAny(msg, "\n\x1b\x00") {
+			t.Errorf("%s %.30q: exit %d, %d bytes: %.300q", args[0], args[1], code, len(msg), msg)
+		}
+	}
+	for _, env := range []lookupEnv{
+		envOf("TEND_SUBREAPER", long), envOf("TINI_VERBOSITY", long), envOf("TEND_POST_STOP", deep),
+	} {
+		var stderr bytes.Buffer
+		code := run(context.Background(), []string{"tend", "app"}, env, &bytes.Buffer{}, &stderr)
+		if msg := stderr.String(); code != 1 || len(msg) > 500 || strings.ContainsAny(strings.TrimSuffix(msg, "\n"), "\n\x1b") {
+			t.Errorf("env: exit %d, %d bytes: %.300q", code, len(msg), msg)
+		}
+	}
+}

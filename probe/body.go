@@ -7,6 +7,8 @@ import (
 	"io"
 	"strconv"
 	"strings"
+
+	"github.com/tend-init/tend/internal/excerpt"
 )
 
 // maxResponseBody is how much of a body the client reads and drops: the
@@ -72,7 +74,7 @@ func discardChunked(l *lineReader) error {
 		size, _, _ := strings.Cut(line, ";") // chunk extensions are ignored
 		n, err := strconv.ParseUint(strings.TrimRight(size, " \t"), 16, 64)
 		if err != nil {
-			return fmt.Errorf("bad chunk size %q", clip(line))
+			return fmt.Errorf("bad chunk size %s", excerpt.Quote(line))
 		}
 		if n == 0 {
 			for { // trailers, up to the blank line

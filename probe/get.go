@@ -174,17 +174,13 @@ func (f *firstLine) Write(p []byte) (int, error) {
 
 func (f *firstLine) String() string { return strings.TrimSpace(strings.ToValidUTF8(string(f.b), "?")) }
 
-// parseTarget reads an http:// or https:// URL.
+// parseTarget reads an http:// or https:// URL, checked as the flags are
+// (hooks.ParseHTTPURL), so that --check's URL gets the same checks before
+// it dials.
 func parseTarget(raw string) (*url.URL, error) {
-	u, err := url.Parse(raw)
+	u, err := hooks.ParseHTTPURL(raw)
 	if err != nil {
 		return nil, err
-	}
-	if u.Scheme != "http" && u.Scheme != "https" {
-		return nil, fmt.Errorf("unsupported scheme %q (want http or https)", u.Scheme)
-	}
-	if u.Host == "" {
-		return nil, fmt.Errorf("no host in %q", clip(raw))
 	}
 	u.RawQuery = escapeQuery(u.RawQuery)
 	return u, nil

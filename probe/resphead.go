@@ -6,6 +6,8 @@ import (
 	"io"
 	"strconv"
 	"strings"
+
+	"github.com/tend-init/tend/internal/excerpt"
 )
 
 // respHead is what the client needs of a final response's head: the code,
@@ -60,10 +62,10 @@ func readHead(l *lineReader) (respHead, error) {
 			// Obsolete line folding, which net/http's client still
 			// accepts: it continues the previous header's value.
 			if first {
-				return respHead{}, fmt.Errorf("malformed header line %q", clip(line))
+				return respHead{}, fmt.Errorf("malformed header line %s", excerpt.Quote(line))
 			}
 			if hasCtl(line, true) {
-				return respHead{}, fmt.Errorf("control byte in a header line %q", clip(line))
+				return respHead{}, fmt.Errorf("control byte in a header line %s", excerpt.Quote(line))
 			}
 			if last != nil {
 				*last = strings.TrimSpace(*last + " " + strings.TrimSpace(line))
@@ -73,10 +75,10 @@ func readHead(l *lineReader) (respHead, error) {
 		first = false
 		name, value, ok := strings.Cut(line, ":")
 		if !ok || !isToken(name) {
-			return respHead{}, fmt.Errorf("malformed header line %q", clip(line))
+			return respHead{}, fmt.Errorf("malformed header line %s", excerpt.Quote(line))
 		}
 		if hasCtl(value, true) {
-			return respHead{}, fmt.Errorf("control byte in header %q", clip(name))
+			return respHead{}, fmt.Errorf("control byte in header %s", excerpt.Quote(name))
 		}
 		value = strings.Trim(value, " \t")
 		last = nil
@@ -105,19 +107,19 @@ func readHead(l *lineReader) (respHead, error) {
 func (h *respHead) frame(proto string, lengths, codings []string) error {
 	if len(codings) > 0 && proto != "HTTP/1.0" {
 		if len(codings) != 1 || !strings.EqualFold(codings[0], "chunked") {
-			return fmt.Errorf("unsupported transfer encoding %q", clip(strings.Join(codings, ", ")))
+			return fmt.Errorf("unsupported transfer encoding %s", excerpt.Quote(strings.Join(codings, ", ")))
 		}
 		h.chunked = true
 	}
 	for _, v := range lengths {
 		if v != lengths[0] {
-			return fmt.Errorf("conflicting Content-Length headers %q", clip(strings.Join(lengths, ", ")))
+			return fmt.Errorf("conflicting Content-Length headers %s", excerpt.Quote(strings.Join(lengths, ", ")))
 		}
 	}
 	if len(lengths) > 0 {
 		n, err := strconv.ParseUint(lengths[0], 10, 63)
 		if err != nil {
-			return fmt.Errorf("bad Content-Length %q", clip(lengths[0]))
+			return fmt.Errorf("bad Content-Length %s", excerpt.Quote(lengths[0]))
 		}
 		h.length = int64(n)
 	}

@@ -4,8 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strconv"
 	"strings"
+
+	"github.com/tend-init/tend/internal/excerpt"
 )
 
 // maxResponseHead bounds what the probe and --check clients read of a
@@ -70,11 +71,11 @@ func readStatus(l *lineReader) (code int, proto string, err error) {
 func parseStatusLine(line string) (int, error) {
 	proto, rest, ok := strings.Cut(line, " ")
 	if !ok || !isHTTPVersion(proto) {
-		return 0, fmt.Errorf("not an HTTP response: %q", clip(line))
+		return 0, fmt.Errorf("not an HTTP response: %s", excerpt.Quote(line))
 	}
 	status, _, _ := strings.Cut(rest, " ")
 	if len(status) != 3 || status[0] < '1' || !isDigit(status[0]) || !isDigit(status[1]) || !isDigit(status[2]) {
-		return 0, fmt.Errorf("bad status %q", clip(status))
+		return 0, fmt.Errorf("bad status %s", excerpt.Quote(status))
 	}
 	return int(status[0]-'0')*100 + int(status[1]-'0')*10 + int(status[2]-'0'), nil
 }
@@ -85,19 +86,3 @@ func isHTTPVersion(s string) bool {
 }
 
 func isDigit(c byte) bool { return c >= '0' && c <= '9' }
-
-// clip shortens what an error quotes from a peer: a whole 4 KiB line would
-// swamp the one-line reason that --check prints. The bound is on the
-// quoted form, 64 bytes, since %q writes a stray byte as four (\xa0):
-// FuzzResponseHead found a 54-byte status line that made a 201-byte reason.
-func clip(s string) string {
-	const most = 64
-	if len(s) <= most && len(strconv.Quote(s)) <= most+2 {
-		return s
-	}
-	n := min(len(s), most)
-	for n > 0 && len(strconv.Quote(s[:n])) > most+2 {
-		n-- // at most 64 quotes of at most 64 bytes, and only on an error
-	}
-	return s[:n] + "..."
-}

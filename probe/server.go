@@ -11,6 +11,8 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
+
+	"github.com/tend-init/tend/internal/excerpt"
 )
 
 // Limits that keep slow or idle clients from holding the server: the whole
@@ -43,14 +45,14 @@ const (
 func ParseAddr(s string) error {
 	host, port, err := net.SplitHostPort(s)
 	if err != nil {
-		return fmt.Errorf("health address %q: want HOST:PORT", s)
+		return fmt.Errorf("health address %s: want HOST:PORT", excerpt.Quote(s))
 	}
 	n, err := strconv.Atoi(port)
 	if err != nil || n < 0 || n > 65535 {
-		return fmt.Errorf("health address %q: bad port %q", s, port)
+		return fmt.Errorf("health address %s: bad port %s", excerpt.Quote(s), excerpt.Quote(port))
 	}
 	if host != "" && net.ParseIP(host) == nil && strings.ContainsAny(host, " /\\%") {
-		return fmt.Errorf("health address %q: bad host %q", s, host)
+		return fmt.Errorf("health address %s: bad host %s", excerpt.Quote(s), excerpt.Quote(host))
 	}
 	return nil
 }

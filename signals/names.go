@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/tend-init/tend/internal/excerpt"
 	"golang.org/x/sys/unix"
 )
 
@@ -77,7 +78,7 @@ func Parse(s string) (unix.Signal, error) {
 	if sig := unix.SignalNum(name); sig != 0 {
 		return sig, nil
 	}
-	return 0, fmt.Errorf("unknown signal %q", s)
+	return 0, fmt.Errorf("unknown signal %s", excerpt.Quote(s))
 }
 
 // parseRealtime reads SIGRTMIN, SIGRTMIN+N, SIGRTMAX and SIGRTMAX-N.
@@ -123,16 +124,16 @@ type Rewrite map[unix.Signal]unix.Signal
 func ParseRewrite(rule string) (from, to unix.Signal, err error) {
 	a, b, ok := strings.Cut(rule, ":")
 	if !ok || a == "" || b == "" {
-		return 0, 0, fmt.Errorf("rewrite rule %q: want FROM:TO", rule)
+		return 0, 0, fmt.Errorf("rewrite rule %s: want FROM:TO", excerpt.Quote(rule))
 	}
 	if from, err = Parse(a); err != nil {
-		return 0, 0, fmt.Errorf("rewrite rule %q: %w", rule, err)
+		return 0, 0, fmt.Errorf("rewrite rule %s: %w", excerpt.Quote(rule), err)
 	}
 	if strings.TrimSpace(b) == "0" {
 		return from, 0, nil
 	}
 	if to, err = Parse(b); err != nil {
-		return 0, 0, fmt.Errorf("rewrite rule %q: %w", rule, err)
+		return 0, 0, fmt.Errorf("rewrite rule %s: %w", excerpt.Quote(rule), err)
 	}
 	return from, to, nil
 }
