@@ -49,13 +49,6 @@ func buildConfig(v values) (*lifecycle.Config, error) {
 			return nil, usagef("invalid --pdeathsig/-p value %s: %v", excerpt.Quote(s), err)
 		}
 	}
-	for _, r := range v.list("rewrite-signal") {
-		from, to, err := signals.ParseRewrite(strings.TrimSpace(r))
-		if err != nil {
-			return nil, usagef("invalid --rewrite-signal/-r value: %v", err)
-		}
-		cfg.Rewrite[from] = to
-	}
 	for _, h := range []struct {
 		flag string
 		dst  *[]hooks.Action
@@ -77,6 +70,18 @@ func buildConfig(v values) (*lifecycle.Config, error) {
 			return nil, usagef("invalid --stop-signal value %s: %v", excerpt.Quote(s), err)
 		}
 		cfg.StopSignal = sig
+	}
+	// After the stop signal: it is caught whatever it is, so a rule may
+	// rewrite it even when tend would not forward it.
+	for _, r := range v.list("rewrite-signal") {
+		from, to, err := signals.ParseRewrite(strings.TrimSpace(r))
+		if err == nil {
+			err = signals.CheckRewriteFrom(from, cfg.StopSignal)
+		}
+		if err != nil {
+			return nil, usagef("invalid --rewrite-signal/-r value: %v", err)
+		}
+		cfg.Rewrite[from] = to
 	}
 	cfg.TerminationMessagePath = terminationPath(v)
 	for _, err := range []error{

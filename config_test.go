@@ -113,6 +113,17 @@ func TestParseRejects(t *testing.T) {
 		{[]string{"-r", "TERM", "app"}, envOf(), "TERM"},
 		{[]string{"-r", "TERM:NOPE", "app"}, envOf(), "NOPE"},
 		{[]string{"-r", "99:1", "app"}, envOf(), "99"},
+		{[]string{"-r", "CHLD:TERM", "app"}, envOf(), "SIGCHLD is how tend learns to reap"},
+		{[]string{"-r", "KILL:TERM", "app"}, envOf(), "SIGKILL cannot be caught"},
+		{[]string{"-r", "STOP:0", "app"}, envOf(), "SIGSTOP cannot be caught"},
+		{[]string{"-r", "SEGV:TERM", "app"}, envOf(), "SIGSEGV is a fault signal"},
+		{[]string{"-r", "SIGSTKFLT:TERM", "app"}, envOf(), "SIGSTKFLT is a fault signal"},
+		{[]string{"-r", "URG:USR1", "app"}, envOf(), "preemption"},
+		{[]string{"-r", "PIPE:0", "app"}, envOf(), "SIGPIPE is about tend's own writes"},
+		{[]string{"-r", "PROF:USR1", "app"}, envOf(), "profiler"},
+		{[]string{"-r", "33:USR1", "app"}, envOf(), "reserved by the Go runtime"},
+		{[]string{"-r", "TTOU:0", "app"}, envOf(), "job-control"},
+		{[]string{"app"}, envOf("TEND_REWRITE_SIGNAL", "TERM:QUIT,XFSZ:TERM"), "SIGXFSZ is one that tend ignores"},
 		{[]string{"app"}, envOf("TEND_REMAP_EXIT", "256"), "256"},
 		{[]string{"app"}, envOf("TINI_VERBOSITY", "loud"), "TINI_VERBOSITY"},
 		{[]string{"--post-start", "", "app"}, envOf(), "post-start"},
@@ -210,6 +221,11 @@ func TestParseRewriteAndHooks(t *testing.T) {
 	}
 	if want := []hooks.Action{hooks.Command{Shell: "echo one"}, hooks.Command{Argv: []string{"/bin/two", "a,b"}}}; !reflect.DeepEqual(cfg.PreStop, want) {
 		t.Fatalf("pre-stop from env %+v", cfg.PreStop)
+	}
+	// The stop signal is caught, so it may be rewritten even when tend
+	// would not forward it otherwise.
+	if cfg := mustParse(t, envOf(), "--stop-signal", "PWR", "-r", "PWR:TERM", "app"); cfg.Rewrite[unix.SIGPWR] != unix.SIGTERM {
+		t.Fatalf("--stop-signal PWR -r PWR:TERM: rewrite %v", cfg.Rewrite)
 	}
 	if cfg.HookTimeout != 500*time.Millisecond || cfg.GracePeriod != 2*time.Minute || cfg.DrainTimeout != lifecycle.Default().DrainTimeout {
 		t.Fatalf("durations %v %v %v", cfg.HookTimeout, cfg.GracePeriod, cfg.DrainTimeout)
