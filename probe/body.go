@@ -25,7 +25,7 @@ var errBodyCapped = errors.New("body cap reached")
 // returns it with a reader of what follows: the body, starting with any of
 // it that was read ahead with the head.
 func readResponse(r io.Reader) (respHead, io.Reader, error) {
-	l := newLineReader(r, maxResponseHead, errResponseTooLarge)
+	l := newHeadReader(r, maxResponseHead, maxHeadLine)
 	h, err := readHead(l)
 	if err != nil {
 		return respHead{}, nil, err
@@ -41,8 +41,7 @@ func readResponse(r io.Reader) (respHead, io.Reader, error) {
 func discardBody(r io.Reader, h respHead) error {
 	var err error
 	switch {
-	case h.noBody, h.truncated:
-		// A truncated head hides where the body starts: close instead.
+	case h.noBody:
 		return nil
 	case h.chunked:
 		err = discardChunked(newLineReader(r, maxResponseBody, errBodyCapped))

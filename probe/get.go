@@ -139,9 +139,6 @@ func (h hop) exchange(c net.Conn) (Response, *redirectTo, error) {
 		}
 		resp.Note = note
 	}
-	if rh.truncated && resp.Note == "" {
-		resp.Note = fmt.Sprintf("the response head was over %d bytes: the rest of it and the body were not read", maxResponseHead)
-	}
 	first := &firstLine{}
 	err = discardBody(io.TeeReader(body, first), rh)
 	resp.First = first.String()

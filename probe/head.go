@@ -83,8 +83,8 @@ func checkHeaderLine(h string) error {
 }
 
 // isToken reports whether s is an RFC 9110 token: one or more tchars.
-func isToken(s string) bool {
-	if s == "" {
+func isToken[T ~string | ~[]byte](s T) bool {
+	if len(s) == 0 {
 		return false
 	}
 	for i := 0; i < len(s); i++ {
@@ -101,7 +101,7 @@ func isToken(s string) bool {
 
 // hasCtl reports whether s holds a control byte (below 0x20, or DEL); a
 // tab counts only where tabOK is false, since header values may hold one.
-func hasCtl(s string, tabOK bool) bool {
+func hasCtl[T ~string | ~[]byte](s T, tabOK bool) bool {
 	for i := 0; i < len(s); i++ {
 		if c := s[i]; c < 0x20 && !(tabOK && c == '\t') || c == 0x7f {
 			return true

@@ -33,9 +33,6 @@ func redirect(u, orig *url.URL, h respHead, hop int) (next *redirectTo, note str
 		return nil, "", nil
 	}
 	if h.location == "" {
-		if h.truncated {
-			return nil, fmt.Sprintf("status %d counted as success: no Location within the first %d bytes of the head, so the redirect was not followed", h.code, maxResponseHead), nil
-		}
 		// net/http returns such a response as the answer (golang/go#17773).
 		return nil, fmt.Sprintf("status %d without a Location counted as success", h.code), nil
 	}
