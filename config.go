@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/tend-init/tend/hooks"
+	"github.com/tend-init/tend/internal/excerpt"
 	"github.com/tend-init/tend/lifecycle"
 	"github.com/tend-init/tend/probe"
 	"github.com/tend-init/tend/signals"
@@ -33,27 +34,20 @@ func buildConfig(v values) (*lifecycle.Config, error) {
 	}
 	if s, ok := v.str("log-format"); ok {
 		if cfg.LogFormat, err = lifecycle.ParseLogFormat(strings.TrimSpace(s)); err != nil {
-			return nil, usagef("invalid --log-format value %q: %v", s, err)
+			return nil, usagef("invalid --log-format value %s: %v", excerpt.Quote(s), err)
 		}
 	}
 	for _, s := range v.list("remap-exit") {
 		n, err := strconv.Atoi(strings.TrimSpace(s))
 		if err != nil || n < 0 || n > 255 {
-			return nil, usagef("invalid --remap-exit/-e value %q: want an exit code 0..255", s)
+			return nil, usagef("invalid --remap-exit/-e value %s: want an exit code 0..255", excerpt.Quote(s))
 		}
 		cfg.RemapExit[n] = true
 	}
 	if s, ok := v.str("pdeathsig"); ok {
 		if cfg.Pdeathsig, err = signals.Parse(s); err != nil {
-			return nil, usagef("invalid --pdeathsig/-p value %q: %v", s, err)
+			return nil, usagef("invalid --pdeathsig/-p value %s: %v", excerpt.Quote(s), err)
 		}
-	}
-	for _, r := range v.list("rewrite-signal") {
-		from, to, err := signals.ParseRewrite(strings.TrimSpace(r))
-		if err != nil {
-			return nil, usagef("invalid --rewrite-signal/-r value: %v", err)
-		}
-		cfg.Rewrite[from] = to
 	}
 	for _, h := range []struct {
 		flag string
@@ -62,7 +56,7 @@ func buildConfig(v values) (*lifecycle.Config, error) {
 		for _, val := range v.list(h.flag) {
 			c, err := hooks.ParseAction(val)
 			if err != nil {
-				return nil, usagef("invalid --%s value %q: %v", h.flag, val, err)
+				return nil, usagef("invalid --%s value %s: %v", h.flag, excerpt.Quote(val), err)
 			}
 			*h.dst = append(*h.dst, c)
 		}
@@ -73,9 +67,21 @@ func buildConfig(v values) (*lifecycle.Config, error) {
 			err = signals.CheckStopSignal(sig)
 		}
 		if err != nil {
-			return nil, usagef("invalid --stop-signal value %q: %v", s, err)
+			return nil, usagef("invalid --stop-signal value %s: %v", excerpt.Quote(s), err)
 		}
 		cfg.StopSignal = sig
+	}
+	// After the stop signal: it is caught whatever it is, so a rule may
+	// rewrite it even when tend would not forward it.
+	for _, r := range v.list("rewrite-signal") {
+		from, to, err := signals.ParseRewrite(strings.TrimSpace(r))
+		if err == nil {
+			err = signals.CheckRewriteFrom(from, cfg.StopSignal)
+		}
+		if err != nil {
+			return nil, usagef("invalid --rewrite-signal/-r value: %v", err)
+		}
+		cfg.Rewrite[from] = to
 	}
 	cfg.TerminationMessagePath = terminationPath(v)
 	for _, err := range []error{
@@ -116,7 +122,7 @@ func probeConfig(cfg *lifecycle.Config, v values) error {
 		for i, val := range vals {
 			c, err := parseCheck(kind, val, params)
 			if err != nil {
-				return usagef("invalid --%s-probe value %q: %v", k, val, err)
+				return usagef("invalid --%s-probe value %s: %v", k, excerpt.Quote(val), err)
 			}
 			if c.Name == "" {
 				// Unnamed checks are named by kind, and position when
@@ -127,7 +133,7 @@ func probeConfig(cfg *lifecycle.Config, v values) error {
 				}
 			}
 			if names[c.Name] {
-				return usagef("invalid --%s-probe value %q: a check named %q already exists", k, val, c.Name)
+				return usagef("invalid --%s-probe value %s: a check named %s already exists", k, excerpt.Quote(val), excerpt.Quote(c.Name))
 			}
 			names[c.Name] = true
 			cfg.Checks = append(cfg.Checks, c)
@@ -185,9 +191,9 @@ func probeParams(v values, prefix string, p *probe.Params) error {
 		d, err := readDuration(s)
 		switch {
 		case errors.Is(err, errNotDuration) || err == nil && d < 0:
-			return usagef("invalid --%sinitial-delay value %q: want a duration >= 0", prefix, s)
+			return usagef("invalid --%sinitial-delay value %s: want a duration >= 0", prefix, excerpt.Quote(s))
 		case err != nil:
-			return usagef("invalid --%sinitial-delay value %q: %v", prefix, s, err)
+			return usagef("invalid --%sinitial-delay value %s: %v", prefix, excerpt.Quote(s), err)
 		}
 		p.InitialDelay = d
 	}

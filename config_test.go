@@ -113,6 +113,17 @@ func TestParseRejects(t *testing.T) {
 		{[]string{"-r", "TERM", "app"}, envOf(), "TERM"},
 		{[]string{"-r", "TERM:NOPE", "app"}, envOf(), "NOPE"},
 		{[]string{"-r", "99:1", "app"}, envOf(), "99"},
+		{[]string{"-r", "CHLD:TERM", "app"}, envOf(), "SIGCHLD is how tend learns to reap"},
+		{[]string{"-r", "KILL:TERM", "app"}, envOf(), "SIGKILL cannot be caught"},
+		{[]string{"-r", "STOP:0", "app"}, envOf(), "SIGSTOP cannot be caught"},
+		{[]string{"-r", "SEGV:TERM", "app"}, envOf(), "SIGSEGV is a fault signal"},
+		{[]string{"-r", "SIGSTKFLT:TERM", "app"}, envOf(), "SIGSTKFLT is a fault signal"},
+		{[]string{"-r", "URG:USR1", "app"}, envOf(), "preemption"},
+		{[]string{"-r", "PIPE:0", "app"}, envOf(), "SIGPIPE is about tend's own writes"},
+		{[]string{"-r", "PROF:USR1", "app"}, envOf(), "profiler"},
+		{[]string{"-r", "33:USR1", "app"}, envOf(), "reserved by the Go runtime"},
+		{[]string{"-r", "TTOU:0", "app"}, envOf(), "job-control"},
+		{[]string{"app"}, envOf("TEND_REWRITE_SIGNAL", "TERM:QUIT,XFSZ:TERM"), "SIGXFSZ is one that tend ignores"},
 		{[]string{"app"}, envOf("TEND_REMAP_EXIT", "256"), "256"},
 		{[]string{"app"}, envOf("TINI_VERBOSITY", "loud"), "TINI_VERBOSITY"},
 		{[]string{"--post-start", "", "app"}, envOf(), "post-start"},
@@ -211,6 +222,11 @@ func TestParseRewriteAndHooks(t *testing.T) {
 	if want := []hooks.Action{hooks.Command{Shell: "echo one"}, hooks.Command{Argv: []string{"/bin/two", "a,b"}}}; !reflect.DeepEqual(cfg.PreStop, want) {
 		t.Fatalf("pre-stop from env %+v", cfg.PreStop)
 	}
+	// The stop signal is caught, so it may be rewritten even when tend
+	// would not forward it otherwise.
+	if cfg := mustParse(t, envOf(), "--stop-signal", "PWR", "-r", "PWR:TERM", "app"); cfg.Rewrite[unix.SIGPWR] != unix.SIGTERM {
+		t.Fatalf("--stop-signal PWR -r PWR:TERM: rewrite %v", cfg.Rewrite)
+	}
 	if cfg.HookTimeout != 500*time.Millisecond || cfg.GracePeriod != 2*time.Minute || cfg.DrainTimeout != lifecycle.Default().DrainTimeout {
 		t.Fatalf("durations %v %v %v", cfg.HookTimeout, cfg.GracePeriod, cfg.DrainTimeout)
 	}
@@ -251,5 +267,48 @@ func TestSidecarExampleParses(t *testing.T) {
 	cfg := mustParse(t, envOf(), args[1:]...)
 	if len(cfg.Args) != 0 || len(cfg.Checks) != 2 || cfg.Checks[0].Name != "redis" || cfg.Checks[1].Params.FailureThreshold != 5 {
 		t.Fatalf("want pause mode with two checks named redis, got %+v", cfg)
+	}
+}
+
+// TestErrorsQuoteAnExcerpt: a rejected value, however long or strange, is
+// quoted as a short excerpt with its control bytes escaped: the error stays
+// one short line (a 60,000-deep JSON value once made a 240 KB line).
+func TestErrorsQuoteAnExcerpt(t *testing.T) {
+	deep := strings.Repeat("[", 60000) + strings.Repeat("]", 60000)
+	long := strings.Repeat("\x1b[31m", 20000)
+	cases := [][]string{
+		{"--post-start", deep, "app"},
+		{"--pre-stop", `{"exec":{"command":` + deep + `}}`, "app"},
+		{"--live-probe", deep, "app"},
+		{"--ready-probe", `{"tcpSocket":{"port":80},"` + long + `":1}`, "app"},
+		{"--startup-probe", "tcp://" + long, "app"},
+		{"--grace-period", strings.Repeat("9", 100000), "app"},
+		{"--hook-timeout", long, "app"},
+		{"--probe-period", long, "app"},
+		{"-e", long, "app"},
+		{"-p", long, "app"},
+		{"-r", long, "app"},
+		{"-r", "TERM:" + long, "app"},
+		{"--stop-signal", long, "app"},
+		{"--log-format", long, "app"},
+		{"--health-addr", long, "app"},
+		{"--probe-failure-threshold", long, "app"},
+	}
+	for _, args := range cases {
+		var stderr bytes.Buffer
+		code := run(context.Background(), append([]string{"tend"}, args...), envOf(), &bytes.Buffer{}, &stderr)
+		msg := strings.TrimSuffix(stderr.String(), "\n")
+		if code != 1 || len(msg) > 500 || strings.ContainsAny(msg, "\n\x1b\x00") {
+			t.Errorf("%s %.30q: exit %d, %d bytes: %.300q", args[0], args[1], code, len(msg), msg)
+		}
+	}
+	for _, env := range []lookupEnv{
+		envOf("TEND_SUBREAPER", long), envOf("TINI_VERBOSITY", long), envOf("TEND_POST_STOP", deep),
+	} {
+		var stderr bytes.Buffer
+		code := run(context.Background(), []string{"tend", "app"}, env, &bytes.Buffer{}, &stderr)
+		if msg := stderr.String(); code != 1 || len(msg) > 500 || strings.ContainsAny(strings.TrimSuffix(msg, "\n"), "\n\x1b") {
+			t.Errorf("env: exit %d, %d bytes: %.300q", code, len(msg), msg)
+		}
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tend-init/tend/internal/excerpt"
 	"github.com/tend-init/tend/lifecycle"
 )
 
@@ -95,7 +96,7 @@ func (v values) boolean(long string) (bool, error) {
 		}
 		b, err := strconv.ParseBool(strings.TrimSpace(val))
 		if err != nil {
-			return false, usagef("invalid %s value %q: want true, false, 1 or 0", name, val)
+			return false, usagef("invalid %s value %s: want true, false, 1 or 0", name, excerpt.Quote(val))
 		}
 		return b, nil
 	}
@@ -149,7 +150,7 @@ func (v values) verbosity() (int, error) {
 		}
 		n, err := strconv.Atoi(strings.TrimSpace(val))
 		if err != nil || n < 0 {
-			return 0, usagef("invalid %s value %q: want a number >= 0", name, val)
+			return 0, usagef("invalid %s value %s: want a number >= 0", name, excerpt.Quote(val))
 		}
 		return n, nil
 	}
@@ -164,7 +165,7 @@ func (v values) duration(long string, dst *time.Duration) error {
 	}
 	d, err := parseDuration(s)
 	if err != nil {
-		return usagef("invalid --%s value %q: %v", long, s, err)
+		return usagef("invalid --%s value %s: %v", long, excerpt.Quote(s), err)
 	}
 	*dst = d
 	return nil
@@ -178,7 +179,7 @@ func (v values) count(long string, dst *int) error {
 	}
 	n, err := strconv.Atoi(strings.TrimSpace(s))
 	if err != nil || n < 1 {
-		return usagef("invalid --%s value %q: want a whole number >= 1", long, s)
+		return usagef("invalid --%s value %s: want a whole number >= 1", long, excerpt.Quote(s))
 	}
 	*dst = n
 	return nil
@@ -196,7 +197,7 @@ func (v values) period(long string, dst *time.Duration) error {
 	}
 	if *dst < minPeriod {
 		s, _ := v.str(long)
-		return usagef("invalid --%s value %q: must be at least %s", long, s, minPeriod)
+		return usagef("invalid --%s value %s: must be at least %s", long, excerpt.Quote(s), minPeriod)
 	}
 	return nil
 }
@@ -217,6 +218,10 @@ func parseDuration(s string) (time.Duration, error) {
 // duration nor a bare number.
 var errNotDuration = errors.New("not a duration (want e.g. 500ms, 10s, 2m)")
 
+// maxEcho is the longest bare number a message repeats whole: the rest of
+// a message quotes only an excerpt of what it was given.
+const maxEcho = 20
+
 // readDuration reads a Go duration, of any sign. A bare number ("10") is
 // the likeliest mistake, so its message says what to add.
 func readDuration(s string) (time.Duration, error) {
@@ -225,8 +230,10 @@ func readDuration(s string) (time.Duration, error) {
 	switch {
 	case err == nil:
 		return d, nil
-	case bareNumber(s):
+	case bareNumber(s) && len(s) <= maxEcho:
 		return 0, fmt.Errorf("a bare number is not a duration: add a unit, e.g. %ss", s)
+	case bareNumber(s):
+		return 0, errors.New("a bare number is not a duration: add a unit, e.g. 10s")
 	}
 	return 0, errNotDuration
 }

@@ -1,9 +1,16 @@
 package hooks
 
 import (
+	"encoding/json"
+	"errors"
 	"fmt"
+	"net/netip"
+	"net/url"
+	"strconv"
 	"strings"
 	"time"
+
+	"github.com/tend-init/tend/internal/excerpt"
 )
 
 // Action is one step of a hook: a Command (exec), a Sleep or an HTTPGet,
@@ -44,11 +51,102 @@ func ParseAction(s string) (Action, error) {
 	case strings.HasPrefix(t, "sleep:"):
 		d, err := time.ParseDuration(strings.TrimPrefix(t, "sleep:"))
 		if err != nil || d < 0 {
-			return nil, fmt.Errorf("hook %q: want sleep:DURATION, e.g. sleep:5s", s)
+			return nil, fmt.Errorf("hook %s: want sleep:DURATION, e.g. sleep:5s", excerpt.Quote(s))
 		}
 		return Sleep{D: d}, nil
 	case strings.HasPrefix(t, "http://"), strings.HasPrefix(t, "https://"):
 		return parseURL(t)
 	}
-	return Parse(s)
+	return ParseCommand(s)
+}
+
+// ParseCommand is Parse with errors that quote only an excerpt of s: a
+// JSON array of strings with a non-empty first element, or else a shell
+// command that is not blank.
+func ParseCommand(s string) (Command, error) {
+	t := strings.TrimSpace(s)
+	if !strings.HasPrefix(t, "[") {
+		return Parse(s) // its errors quote nothing of s
+	}
+	var argv []string
+	if err := json.Unmarshal([]byte(t), &argv); err != nil {
+		return Command{}, fmt.Errorf("hook %s is not a JSON array of strings: %v", excerpt.Quote(s), err)
+	}
+	if len(argv) == 0 || argv[0] == "" {
+		return Command{}, fmt.Errorf("hook %s has an empty program", excerpt.Quote(s))
+	}
+	return Command{Argv: argv}, nil
+}
+
+// ParseHTTPURL reads an http:// or https:// URL that tend can GET as
+// written: its host is a host name or an IP address (CheckHost), an
+// explicit port is 1..65535, and it carries no user info, which tend
+// would not send.
+func ParseHTTPURL(s string) (*url.URL, error) {
+	u, err := url.Parse(s)
+	switch {
+	case err != nil, u.Scheme != "http" && u.Scheme != "https", u.Host == "", u.Opaque != "":
+		return nil, errors.New("want http(s)://HOST:PORT/PATH")
+	case u.User != nil:
+		return nil, errors.New("user info in the URL: tend does not send it (use an Authorization header in a JSON httpGet)")
+	}
+	if err := CheckHost(u.Hostname()); err != nil {
+		return nil, err
+	}
+	if p := u.Port(); p != "" || strings.HasSuffix(u.Host, ":") {
+		if n, err := strconv.Atoi(p); err != nil || n < 1 || n > 65535 {
+			return nil, fmt.Errorf("port %s: want 1..65535", excerpt.Quote(p))
+		}
+	}
+	return u, nil
+}
+
+// CheckHost accepts a host name (letters, digits, '-', '_' and '.', at most
+// 253 bytes) or an IP address, an IPv6 one with a zone too, unbracketed. So
+// "localhost/x?" cannot turn into a GET of port 80 on localhost, and a
+// blank, '@', '#' or control byte is an error before anything starts.
+// Kubernetes does not validate httpGet.host; the kubelet puts it in a URL,
+// where such a host fails every attempt or names another target.
+func CheckHost(h string) error {
+	if _, err := netip.ParseAddr(h); err == nil {
+		return nil
+	}
+	ok := h != "" && len(h) <= 253
+	for i := 0; ok && i < len(h); i++ {
+		c := h[i]
+		ok = c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_' || c == '.'
+	}
+	if !ok {
+		return fmt.Errorf("host %s: want a host name or an IP address", excerpt.Quote(h))
+	}
+	return nil
+}
+
+// CheckHeader accepts a request header that can go on the wire as given.
+// The name follows Kubernetes' validation of httpGet.httpHeaders
+// (pkg/apis/core/validation validateHTTPGetAction, which calls
+// k8s.io/apimachinery's IsHTTPHeaderName: letters, digits and '-', a
+// subset of RFC 9110's token). The value may hold no control byte but a
+// tab: the API server does not check values, but the kubelet's net/http
+// refuses such a value at every attempt ("invalid header field value"),
+// which would fail a liveness probe (exit 75) instead of the start. A Host
+// value also holds no blank.
+func CheckHeader(name, value string) error {
+	ok := name != ""
+	for i := 0; ok && i < len(name); i++ {
+		c := name[i]
+		ok = c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-'
+	}
+	if !ok {
+		return fmt.Errorf("header name %s: want letters, digits and '-' (Kubernetes' IsHTTPHeaderName)", excerpt.Quote(name))
+	}
+	for i := 0; i < len(value); i++ {
+		if c := value[i]; c < 0x20 && c != '\t' || c == 0x7f {
+			return fmt.Errorf("header %s: control byte in the value %s", name, excerpt.Quote(value))
+		}
+	}
+	if strings.EqualFold(name, "Host") && strings.ContainsAny(value, " \t") {
+		return fmt.Errorf("header Host: blank in the value %s", excerpt.Quote(value))
+	}
+	return nil
 }

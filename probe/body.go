@@ -7,6 +7,8 @@ import (
 	"io"
 	"strconv"
 	"strings"
+
+	"github.com/tend-init/tend/internal/excerpt"
 )
 
 // maxResponseBody is how much of a body the client reads and drops: the
@@ -23,7 +25,7 @@ var errBodyCapped = errors.New("body cap reached")
 // returns it with a reader of what follows: the body, starting with any of
 // it that was read ahead with the head.
 func readResponse(r io.Reader) (respHead, io.Reader, error) {
-	l := newLineReader(r, maxResponseHead, errResponseTooLarge)
+	l := newHeadReader(r, maxResponseHead, maxHeadLine)
 	h, err := readHead(l)
 	if err != nil {
 		return respHead{}, nil, err
@@ -39,8 +41,7 @@ func readResponse(r io.Reader) (respHead, io.Reader, error) {
 func discardBody(r io.Reader, h respHead) error {
 	var err error
 	switch {
-	case h.noBody, h.truncated:
-		// A truncated head hides where the body starts: close instead.
+	case h.noBody:
 		return nil
 	case h.chunked:
 		err = discardChunked(newLineReader(r, maxResponseBody, errBodyCapped))
@@ -72,7 +73,7 @@ func discardChunked(l *lineReader) error {
 		size, _, _ := strings.Cut(line, ";") // chunk extensions are ignored
 		n, err := strconv.ParseUint(strings.TrimRight(size, " \t"), 16, 64)
 		if err != nil {
-			return fmt.Errorf("bad chunk size %q", clip(line))
+			return fmt.Errorf("bad chunk size %s", excerpt.Quote(line))
 		}
 		if n == 0 {
 			for { // trailers, up to the blank line

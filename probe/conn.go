@@ -3,7 +3,6 @@ package probe
 import (
 	"container/list"
 	"errors"
-	"io"
 	"net"
 	"time"
 )
@@ -16,6 +15,7 @@ import (
 const (
 	lingerBytes   = 64 << 10
 	lingerTimeout = 500 * time.Millisecond
+	lingerBuf     = 512
 )
 
 // conn is one accepted connection and its place in Server.idle.
@@ -45,6 +45,7 @@ func (s *Server) admit(nc net.Conn) (c, victim *conn) {
 	c = &conn{Conn: nc}
 	c.elem = s.idle.PushBack(c)
 	s.open++
+	s.noteOpen()
 	return c, victim
 }
 
@@ -74,6 +75,7 @@ func (s *Server) release(c *conn) {
 	}
 	if !c.evicted {
 		s.open--
+		s.noteOpen()
 	}
 	s.mu.Unlock()
 	_ = c.Close() // already closed if evicted; otherwise nothing to report to
@@ -117,5 +119,15 @@ func (s *Server) linger(c *conn) {
 		_ = cw.CloseWrite() // on failure the close that follows ends the answer
 	}
 	_ = c.SetReadDeadline(time.Now().Add(lingerTimeout)) // fails only on a closed conn, which the read reports
-	_, _ = io.CopyN(io.Discard, c, lingerBytes)          // every outcome ends in the same close
+	// A small buffer of its own, not io.Discard's pooled 8 KiB: each
+	// lingering connection holds its buffer while it waits, and a burst
+	// of answers nobody reads lingers by the thousand.
+	buf := make([]byte, lingerBuf)
+	for n := 0; n < lingerBytes; {
+		m, err := c.Read(buf)
+		n += m
+		if err != nil {
+			return // every outcome ends in the same close
+		}
+	}
 }

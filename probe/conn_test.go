@@ -158,3 +158,35 @@ func TestParseRequestHead(t *testing.T) {
 		}
 	}
 }
+
+// TestContentLengthFraming: a request whose Content-Length values differ,
+// or is not a number, gets 400, as RFC 9112 section 6.3 requires ("the
+// message framing is invalid ... the server MUST respond with a 400"). The
+// same value repeated in separate fields is accepted, as net/http's server
+// does (RFC 9110 section 8.6 allows either).
+func TestContentLengthFraming(t *testing.T) {
+	s, _ := serveTest(t, nil)
+	for _, c := range []struct {
+		req  string
+		code int
+	}{
+		{"GET /livez HTTP/1.1\r\nContent-Length: 0\r\nContent-Length: 5\r\n\r\nhello", 400},
+		{"GET /livez HTTP/1.1\r\ncontent-length: 5\r\nCONTENT-LENGTH: 6\r\n\r\nhello!", 400},
+		{"GET /livez HTTP/1.1\r\nContent-Length: 5\r\nX: y\r\nContent-Length: 50\r\n\r\nhello", 400},
+		{"GET /livez HTTP/1.1\r\nContent-Length: 5, 6\r\n\r\nhello", 400},
+		{"GET /livez HTTP/1.1\r\nContent-Length: 5, 5\r\n\r\nhello", 400},
+		{"GET /livez HTTP/1.1\r\nContent-Length: -1\r\n\r\n", 400},
+		{"GET /livez HTTP/1.1\r\nContent-Length: +5\r\n\r\nhello", 400},
+		{"GET /livez HTTP/1.1\r\nContent-Length: 0x5\r\n\r\nhello", 400},
+		{"GET /livez HTTP/1.1\r\nContent-Length: \r\n\r\n", 400},
+		{"GET /livez HTTP/1.1\r\nContent-Length: 99999999999999999999\r\n\r\n", 400},
+		{"GET /livez HTTP/1.1\r\nContent-Length: 5\r\nContent-Length: 5\r\n\r\nhello", 200},
+		{"GET /livez HTTP/1.1\r\nContent-Length:  5 \r\n\r\nhello", 200},
+		{"GET /livez HTTP/1.1\r\nContent-Length: 0\r\n\r\n", 200},
+	} {
+		code, _, err := roundTrip(s.Addr().String(), c.req, 2*time.Second)
+		if code != c.code {
+			t.Errorf("%q: %d %v, want %d", c.req, code, err, c.code)
+		}
+	}
+}

@@ -5,11 +5,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strconv"
+	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/tend-init/tend/hooks"
+	"github.com/tend-init/tend/internal/excerpt"
 )
 
 // check runs the command once, as the kubelet's exec prober does
@@ -30,7 +30,7 @@ func (c Command) check(ctx context.Context, x Exec, timeout time.Duration) error
 			return u // tend could not start it: nothing was written
 		}
 	}
-	if q := excerpt(out); q != "" {
+	if q := outputExcerpt(out); q != "" {
 		// The kubelet's event quotes the output: "Liveness probe
 		// failed: OUTPUT" (pkg/kubelet/prober/prober.go).
 		err = fmt.Errorf("%w; output %s", err, q)
@@ -38,35 +38,25 @@ func (c Command) check(ctx context.Context, x Exec, timeout time.Duration) error
 	return err
 }
 
-// excerptLen is how much of a failing probe's output its message quotes:
-// enough for an error line, short enough for a log line, a termination
-// message and /readyz?verbose.
-const excerptLen = 120
-
-// excerpt quotes the start of what a probe wrote, on one line: strconv.Quote
-// escapes every control byte (NUL, ESC, CR, LF…), invalid UTF-8 and the
-// Unicode line and paragraph separators, so the output can neither break a
-// log line nor colour a terminal. A cut excerpt ends on a character
-// boundary and says how many bytes there were. "" when the probe wrote
-// nothing but blanks.
-func excerpt(o hooks.Output) string {
+// outputExcerpt quotes the start of what a probe wrote, on one line,
+// through excerpt.Quote: every control byte (NUL, ESC, CR, LF…), invalid
+// UTF-8 and the Unicode line and paragraph separators escaped, so the
+// output can neither break a log line nor colour a terminal, and at most
+// excerpt.Max bytes of it. A cut excerpt says how many bytes there were.
+// "" when the probe wrote nothing but blanks.
+func outputExcerpt(o hooks.Output) string {
 	all := bytes.TrimSpace(o.Head)
 	if len(all) == 0 {
 		return ""
 	}
-	head := all
-	if len(head) > excerptLen {
-		n := excerptLen
-		for n > 0 && !utf8.RuneStart(head[n]) {
-			n--
-		}
-		head = head[:n]
-	}
-	q := strconv.Quote(string(head))
+	q := excerpt.Quote(string(all))
 	// Blanks around the output are not worth a mention; anything else
 	// left out is.
-	if len(head) == len(all) && int64(len(o.Head)) == o.Total {
-		return q
+	switch {
+	case strings.HasSuffix(q, "…"):
+		return fmt.Sprintf("%s (%d bytes)", q, o.Total)
+	case int64(len(o.Head)) < o.Total:
+		return fmt.Sprintf("%s… (%d bytes)", q, o.Total)
 	}
-	return fmt.Sprintf("%s… (%d bytes)", q, o.Total)
+	return q
 }

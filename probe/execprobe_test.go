@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/tend-init/tend/hooks"
+	"github.com/tend-init/tend/internal/excerpt"
 )
 
 func TestExcerpt(t *testing.T) {
@@ -24,15 +25,15 @@ func TestExcerpt(t *testing.T) {
 		{"\xff\xfe", 0, `"\xff\xfe"`},
 		{`say "hi" \ bye`, 0, `"say \"hi\" \\ bye"`},
 		{"head", 100000, `"head"… (100004 bytes)`},
-		{long, 0, `"` + strings.Repeat("é", excerptLen/2) + `"… (200 bytes)`},
+		{long, 0, excerpt.Quote(long) + " (200 bytes)"},
 	}
 	for _, c := range cases {
 		o := hooks.Output{Head: []byte(c.out), Total: int64(len(c.out)) + c.more}
-		if got := excerpt(o); got != c.want {
-			t.Errorf("excerpt(%q) = %s, want %s", c.out, got, c.want)
+		if got := outputExcerpt(o); got != c.want {
+			t.Errorf("outputExcerpt(%q) = %s, want %s", c.out, got, c.want)
 		}
-		if strings.ContainsAny(excerpt(o), "\x00\x1b\n\r\v\f\u2028\u2029") {
-			t.Errorf("excerpt(%q) holds a raw control character", c.out)
+		if strings.ContainsAny(outputExcerpt(o), "\x00\x1b\n\r\v\f\u2028\u2029") {
+			t.Errorf("outputExcerpt(%q) holds a raw control character", c.out)
 		}
 	}
 }

@@ -109,7 +109,7 @@ func FuzzResponseHead(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, in []byte) {
 		r := &countingReader{r: bytes.NewReader(in)}
-		code, err := readResponseHead(r, maxResponseHead)
+		code, err := readResponseHead(r)
 		if r.n > maxResponseHead {
 			t.Fatalf("read %d bytes, limit %d", r.n, maxResponseHead)
 		}

@@ -139,9 +139,6 @@ func (h hop) exchange(c net.Conn) (Response, *redirectTo, error) {
 		}
 		resp.Note = note
 	}
-	if rh.truncated && resp.Note == "" {
-		resp.Note = fmt.Sprintf("the response head was over %d bytes: the rest of it and the body were not read", maxResponseHead)
-	}
 	first := &firstLine{}
 	err = discardBody(io.TeeReader(body, first), rh)
 	resp.First = first.String()
@@ -174,17 +171,13 @@ func (f *firstLine) Write(p []byte) (int, error) {
 
 func (f *firstLine) String() string { return strings.TrimSpace(strings.ToValidUTF8(string(f.b), "?")) }
 
-// parseTarget reads an http:// or https:// URL.
+// parseTarget reads an http:// or https:// URL, checked as the flags are
+// (hooks.ParseHTTPURL), so that --check's URL gets the same checks before
+// it dials.
 func parseTarget(raw string) (*url.URL, error) {
-	u, err := url.Parse(raw)
+	u, err := hooks.ParseHTTPURL(raw)
 	if err != nil {
 		return nil, err
-	}
-	if u.Scheme != "http" && u.Scheme != "https" {
-		return nil, fmt.Errorf("unsupported scheme %q (want http or https)", u.Scheme)
-	}
-	if u.Host == "" {
-		return nil, fmt.Errorf("no host in %q", clip(raw))
 	}
 	u.RawQuery = escapeQuery(u.RawQuery)
 	return u, nil

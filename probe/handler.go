@@ -12,6 +12,9 @@ const textPlain = "text/plain; charset=utf-8"
 // out in one write.
 func (s *Server) answer(method, target string) []byte {
 	path, query, _ := strings.Cut(target, "?")
+	if path == "/metrics" && (method == "GET" || method == "HEAD") {
+		return s.metricsAnswer(s.status.Load(), method == "HEAD")
+	}
 	code, ctype, body := s.respond(method, path)
 	if verbose(query) && (path == "/readyz" || path == "/livez") && (code == 200 || code == 503) {
 		body = s.verbose(path, code == 200)
@@ -81,12 +84,9 @@ func (s *Server) respond(method, path string) (int, string, string) {
 		}
 		return 200, textPlain, "ok\n"
 	}
-	// /proc reads hold a thread: one scrape at a time. Not under gate,
-	// which would hold every connection's I/O, /livez's too, for a whole
-	// walk of /proc.
-	s.scrape.Lock()
-	defer s.scrape.Unlock()
-	return 200, "text/plain; version=0.0.4; charset=utf-8", metrics(st, s.procs)
+	// Unreachable: answer serves a GET or HEAD of /metrics from
+	// metricsAnswer, and any other method got its 405 above.
+	return 500, textPlain, "internal error\n"
 }
 
 // statusText is the reason phrase of every code the server sends. An

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 )
 
@@ -17,8 +18,9 @@ var (
 // parseRequestHead reads one request head (request line and headers, up to
 // the blank line) from at most limit bytes of r, and returns its method and
 // request target. A malformed head gives an error wrapping errBadRequest,
-// one longer than limit errHeadTooLarge. Headers are checked for form and
-// otherwise ignored: no endpoint depends on them. Bytes after the head are
+// one longer than limit errHeadTooLarge. Headers are checked for form, and
+// Content-Length for framing (checkLength), and otherwise ignored: no
+// endpoint depends on them. Bytes after the head are
 // left unread, or buffered and dropped; the caller discards the rest.
 func parseRequestHead(r io.Reader, limit int) (method, target string, err error) {
 	l := newLineReader(r, limit, errHeadTooLarge)
@@ -29,6 +31,7 @@ func parseRequestHead(r io.Reader, limit int) (method, target string, err error)
 	if method, target, err = parseRequestLine(line); err != nil {
 		return "", "", err
 	}
+	length := "" // the first Content-Length, "" while there is none
 	for {
 		h, err := l.line()
 		if err != nil {
@@ -40,7 +43,29 @@ func parseRequestHead(r io.Reader, limit int) (method, target string, err error)
 		if err := checkHeaderLine(h); err != nil {
 			return "", "", err
 		}
+		if name, value, _ := strings.Cut(h, ":"); strings.EqualFold(name, "Content-Length") {
+			if length, err = checkLength(length, strings.Trim(value, " \t")); err != nil {
+				return "", "", err
+			}
+		}
 	}
+}
+
+// checkLength checks a Content-Length value v against the first one seen
+// (prev, "" if none): the body is never read, but a framing that RFC 9112
+// calls invalid (section 6.3: a value that is not a number, or "multiple
+// Content-Length header fields having differing field values") must be
+// answered 400. Repeated equal values pass, as net/http's server lets them
+// (RFC 9110 section 8.6 allows either); a list in one field ("5, 5") is
+// refused, as net/http refuses it.
+func checkLength(prev, v string) (string, error) {
+	if _, err := strconv.ParseUint(v, 10, 63); err != nil { // no sign, no base prefix
+		return "", fmt.Errorf("%w: Content-Length is not a number", errBadRequest)
+	}
+	if prev != "" && prev != v {
+		return "", fmt.Errorf("%w: Content-Length headers differ", errBadRequest)
+	}
+	return v, nil
 }
 
 // parseRequestLine splits "METHOD SP TARGET SP VERSION". It is strict, as
@@ -83,8 +108,8 @@ func checkHeaderLine(h string) error {
 }
 
 // isToken reports whether s is an RFC 9110 token: one or more tchars.
-func isToken(s string) bool {
-	if s == "" {
+func isToken[T ~string | ~[]byte](s T) bool {
+	if len(s) == 0 {
 		return false
 	}
 	for i := 0; i < len(s); i++ {
@@ -101,7 +126,7 @@ func isToken(s string) bool {
 
 // hasCtl reports whether s holds a control byte (below 0x20, or DEL); a
 // tab counts only where tabOK is false, since header values may hold one.
-func hasCtl(s string, tabOK bool) bool {
+func hasCtl[T ~string | ~[]byte](s T, tabOK bool) bool {
 	for i := 0; i < len(s); i++ {
 		if c := s[i]; c < 0x20 && !(tabOK && c == '\t') || c == 0x7f {
 			return true

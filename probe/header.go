@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"net/url"
 	"strings"
+
+	"github.com/tend-init/tend/internal/excerpt"
 )
 
 // headerSet is a request's headers, checked once and written on every hop,
@@ -31,7 +33,7 @@ func newHeaderSet(hs []Header) (headerSet, error) {
 	seenHost, dropAccepts := false, false
 	for _, h := range hs {
 		if !isToken(h.Name) {
-			return headerSet{}, fmt.Errorf("header name %q is not a token", clip(h.Name))
+			return headerSet{}, fmt.Errorf("header name %s is not a token", excerpt.Quote(h.Name))
 		}
 		if hasCtl(h.Value, true) {
 			return headerSet{}, fmt.Errorf("header %s: control byte in the value", h.Name)
@@ -39,7 +41,7 @@ func newHeaderSet(hs []Header) (headerSet, error) {
 		switch {
 		case strings.EqualFold(h.Name, "Host"):
 			if strings.ContainsAny(h.Value, " \t") {
-				return headerSet{}, fmt.Errorf("header Host %q: blank in the value", clip(h.Value))
+				return headerSet{}, fmt.Errorf("header Host %s: blank in the value", excerpt.Quote(h.Value))
 			}
 			if !seenHost {
 				s.host, seenHost = h.Value, true

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/tend-init/tend/hooks"
+	"github.com/tend-init/tend/internal/excerpt"
 )
 
 // Settings are the probe settings a JSON Probe may carry; nil means "as the
@@ -41,16 +42,18 @@ func (s Settings) Apply(p Params) Params {
 // jsonProbe is Kubernetes' core/v1 Probe as JSON: one handler and the
 // settings, decoded strictly into tend's own types.
 type jsonProbe struct {
-	Exec                          *struct{ Command []string } `json:"exec"`
-	HTTPGet                       *hooks.HTTPGetHandler       `json:"httpGet"`
-	TCPSocket                     *tcpSocket                  `json:"tcpSocket"`
-	GRPC                          json.RawMessage             `json:"grpc"`
-	InitialDelaySeconds           *int32                      `json:"initialDelaySeconds"`
-	TimeoutSeconds                *int32                      `json:"timeoutSeconds"`
-	PeriodSeconds                 *int32                      `json:"periodSeconds"`
-	SuccessThreshold              *int32                      `json:"successThreshold"`
-	FailureThreshold              *int32                      `json:"failureThreshold"`
-	TerminationGracePeriodSeconds json.RawMessage             `json:"terminationGracePeriodSeconds"`
+	Exec *struct {
+		Command []string `json:"command"`
+	} `json:"exec"`
+	HTTPGet                       *hooks.HTTPGetHandler `json:"httpGet"`
+	TCPSocket                     *tcpSocket            `json:"tcpSocket"`
+	GRPC                          json.RawMessage       `json:"grpc"`
+	InitialDelaySeconds           *int32                `json:"initialDelaySeconds"`
+	TimeoutSeconds                *int32                `json:"timeoutSeconds"`
+	PeriodSeconds                 *int32                `json:"periodSeconds"`
+	SuccessThreshold              *int32                `json:"successThreshold"`
+	FailureThreshold              *int32                `json:"failureThreshold"`
+	TerminationGracePeriodSeconds json.RawMessage       `json:"terminationGracePeriodSeconds"`
 }
 
 type tcpSocket struct {
@@ -59,13 +62,16 @@ type tcpSocket struct {
 }
 
 // ParseJSON reads a Probe in Kubernetes' JSON shape, such as a container's
-// livenessProbe pasted into TEND_LIVE_PROBE. Unknown fields, no handler or
-// two, a named port and values out of range (Kubernetes' validation:
-// seconds >= 1, initialDelaySeconds >= 0) are errors.
+// livenessProbe pasted into TEND_LIVE_PROBE. It is decoded as the API
+// server decodes it under strict field validation (hooks.DecodeStrict):
+// unknown, duplicate or miscased fields are errors, as are no handler or
+// two, a named port, a bad host or header, and values out of range
+// (Kubernetes' validation: seconds >= 1, initialDelaySeconds >= 0).
 func ParseJSON(s string) (Checker, Settings, error) {
 	var p jsonProbe
+	q := excerpt.Quote(s)
 	if err := hooks.DecodeStrict(s, &p); err != nil {
-		return nil, Settings{}, fmt.Errorf("probe %q is not a Kubernetes Probe: %v", s, err)
+		return nil, Settings{}, fmt.Errorf("probe %s is not a Kubernetes Probe: %v", q, err)
 	}
 	n := 0
 	for _, set := range []bool{p.Exec != nil, p.HTTPGet != nil, p.TCPSocket != nil, p.GRPC != nil} {
@@ -75,19 +81,19 @@ func ParseJSON(s string) (Checker, Settings, error) {
 	}
 	switch {
 	case n != 1:
-		return nil, Settings{}, fmt.Errorf("probe %q: want exactly one of exec, httpGet or tcpSocket, got %d", s, n)
+		return nil, Settings{}, fmt.Errorf("probe %s: want exactly one of exec, httpGet or tcpSocket, got %d", q, n)
 	case p.GRPC != nil:
-		return nil, Settings{}, fmt.Errorf("probe %q: grpc probes are not supported (a gRPC client would about double tend's size); use exec with grpc_health_probe", s)
+		return nil, Settings{}, fmt.Errorf("probe %s: grpc probes are not supported (a gRPC client would about double tend's size); use exec with grpc_health_probe", q)
 	case p.TerminationGracePeriodSeconds != nil:
-		return nil, Settings{}, fmt.Errorf("probe %q: a probe's own terminationGracePeriodSeconds is not supported; use --grace-period", s)
+		return nil, Settings{}, fmt.Errorf("probe %s: a probe's own terminationGracePeriodSeconds is not supported; use --grace-period", q)
 	}
 	c, err := p.checker()
 	if err != nil {
-		return nil, Settings{}, fmt.Errorf("probe %q: %v", s, err)
+		return nil, Settings{}, fmt.Errorf("probe %s: %v", q, err)
 	}
 	st, err := p.settings()
 	if err != nil {
-		return nil, Settings{}, fmt.Errorf("probe %q: %v", s, err)
+		return nil, Settings{}, fmt.Errorf("probe %s: %v", q, err)
 	}
 	return c, st, nil
 }
@@ -113,6 +119,9 @@ func (p *jsonProbe) checker() (Checker, error) {
 	host := p.TCPSocket.Host
 	if host == "" {
 		host = "127.0.0.1" // the kubelet's default is the pod IP: this container
+	}
+	if err := hooks.CheckHost(host); err != nil {
+		return nil, fmt.Errorf("tcpSocket.host: %v", err)
 	}
 	return TCP{Addr: net.JoinHostPort(host, strconv.Itoa(port))}, nil
 }

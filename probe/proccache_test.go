@@ -217,7 +217,7 @@ func lastLine(s string) string {
 // each other, even concurrent ones, walk /proc once between them.
 func TestScrapesShareWalk(t *testing.T) {
 	clock := &fakeClock{t: time.Unix(1e9, 0)}
-	s, _ := serveTest(t, func(s *Server) { s.procs.now = clock.now })
+	s, _ := serveTest(t, func(s *Server) { s.procs.now, s.metrics.now = clock.now, clock.now })
 	req := "GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n"
 	scrapeAll := func() {
 		var wg sync.WaitGroup

@@ -3,6 +3,8 @@ package probe
 import (
 	"fmt"
 	"net/url"
+
+	"github.com/tend-init/tend/internal/excerpt"
 )
 
 // maxRedirects is the kubelet's limit. Its redirectChecker refuses a
@@ -31,15 +33,12 @@ func redirect(u, orig *url.URL, h respHead, hop int) (next *redirectTo, note str
 		return nil, "", nil
 	}
 	if h.location == "" {
-		if h.truncated {
-			return nil, fmt.Sprintf("status %d counted as success: no Location within the first %d bytes of the head, so the redirect was not followed", h.code, maxResponseHead), nil
-		}
 		// net/http returns such a response as the answer (golang/go#17773).
 		return nil, fmt.Sprintf("status %d without a Location counted as success", h.code), nil
 	}
 	loc, err := url.Parse(h.location)
 	if err != nil {
-		return nil, "", fmt.Errorf("bad Location %q in a %d response", clip(h.location), h.code)
+		return nil, "", fmt.Errorf("bad Location %s in a %d response", excerpt.Quote(h.location), h.code)
 	}
 	abs := u.ResolveReference(loc)
 	// The kubelet compares host names only: a redirect to another port
@@ -52,7 +51,7 @@ func redirect(u, orig *url.URL, h respHead, hop int) (next *redirectTo, note str
 		return nil, "", fmt.Errorf("stopped after %d redirects", maxRedirects)
 	}
 	if abs.Scheme != "http" && abs.Scheme != "https" {
-		return nil, "", fmt.Errorf("redirect to %s: unsupported scheme %q", abs.Redacted(), abs.Scheme)
+		return nil, "", fmt.Errorf("redirect to %s: unsupported scheme %s", excerpt.Quote(abs.Redacted()), excerpt.Quote(abs.Scheme))
 	}
 	return &redirectTo{url: abs, relative: !loc.IsAbs()}, "", nil
 }

@@ -4,28 +4,39 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strconv"
 	"strings"
+
+	"github.com/tend-init/tend/internal/excerpt"
 )
 
-// maxResponseHead bounds what the probe and --check clients read of a
-// response: a status line needs a few dozen bytes, and a server that
-// streams without a newline must cost a few KiB, not the process's memory.
-const maxResponseHead = 4096
+// maxResponseHead bounds the head the probe and --check clients read: the
+// kubelet's limit, net/http's default MaxResponseHeaderBytes (10 MiB,
+// Transport.maxHeaderResponseSize), which its prober (pkg/probe/http) does
+// not change. A head that has not ended by then, or by the timeout, fails,
+// as it fails the kubelet ("server response headers exceeded ... bytes").
+// Reading it costs time, not memory: see maxHeadLine.
+const maxResponseHead = 10 << 20
+
+// maxHeadLine is the most of one status or header line that is kept, and
+// so what a head costs in memory: a status line needs a few dozen bytes,
+// and one that is longer fails at once (a server that streams without a
+// newline costs 4 KiB, not 10 MiB). A longer header line is read to its
+// end, checked and dropped, unless the client needs its value.
+const maxHeadLine = 4096
 
 // maxInterim is how many 1xx responses are skipped before the final one,
 // as net/http does (kubelet's client), so a 103 Early Hints is no failure.
 const maxInterim = 5
 
-var errResponseTooLarge = errors.New("response head too large")
+var errResponseTooLarge = fmt.Errorf("response head over %d MiB", maxResponseHead>>20)
 
-// readResponseHead reads from at most limit bytes of r the status line of
-// the final response and returns its code, 101 or 200..999. Interim 1xx
-// responses are skipped with their headers; the final response's headers
-// are left unread. Get goes on to read them with readHead; this first
-// stage is kept on its own so that it can be fuzzed and tested alone.
-func readResponseHead(r io.Reader, limit int) (int, error) {
-	code, _, err := readStatus(newLineReader(r, limit, errResponseTooLarge))
+// readResponseHead reads from r the status line of the final response and
+// returns its code, 101 or 200..999. Interim 1xx responses are skipped
+// with their headers; the final response's headers are left unread. Get
+// goes on to read them with readHead; this first stage is kept on its own
+// so that it can be fuzzed and tested alone.
+func readResponseHead(r io.Reader) (int, error) {
+	code, _, err := readStatus(newHeadReader(r, maxResponseHead, maxHeadLine))
 	return code, err
 }
 
@@ -34,10 +45,12 @@ func readResponseHead(r io.Reader, limit int) (int, error) {
 func readStatus(l *lineReader) (code int, proto string, err error) {
 	for interim := 0; ; interim++ {
 		line, err := l.line()
-		if err != nil {
-			if errors.Is(err, errResponseTooLarge) {
-				return 0, "", err
-			}
+		switch {
+		case errors.Is(err, errLineTooLong):
+			return 0, "", fmt.Errorf("status line over %d bytes", maxHeadLine)
+		case errors.Is(err, errResponseTooLarge):
+			return 0, "", err
+		case err != nil:
 			return 0, "", fmt.Errorf("reading the status line: %w", err)
 		}
 		code, err := parseStatusLine(line)
@@ -50,17 +63,26 @@ func readStatus(l *lineReader) (code int, proto string, err error) {
 		if interim == maxInterim {
 			return 0, "", fmt.Errorf("more than %d interim responses", maxInterim)
 		}
-		for {
-			h, err := l.line()
-			if err != nil {
-				if errors.Is(err, errResponseTooLarge) {
-					return 0, "", err
-				}
-				return 0, "", fmt.Errorf("reading an interim response: %w", err)
-			}
-			if h == "" {
-				break
-			}
+		if err := skipHeaders(l); err != nil {
+			return 0, "", fmt.Errorf("reading an interim response: %w", err)
+		}
+	}
+}
+
+// skipHeaders reads past an interim response's headers, of any length
+// within the head's limit, up to the blank line.
+func skipHeaders(l *lineReader) error {
+	for {
+		h, err := l.next()
+		if errors.Is(err, errLineTooLong) {
+			_, err = l.skipLine()
+			h = []byte{'x'} // a line, not the end
+		}
+		if err != nil {
+			return err
+		}
+		if len(h) == 0 {
+			return nil
 		}
 	}
 }
@@ -70,11 +92,11 @@ func readStatus(l *lineReader) (code int, proto string, err error) {
 func parseStatusLine(line string) (int, error) {
 	proto, rest, ok := strings.Cut(line, " ")
 	if !ok || !isHTTPVersion(proto) {
-		return 0, fmt.Errorf("not an HTTP response: %q", clip(line))
+		return 0, fmt.Errorf("not an HTTP response: %s", excerpt.Quote(line))
 	}
 	status, _, _ := strings.Cut(rest, " ")
 	if len(status) != 3 || status[0] < '1' || !isDigit(status[0]) || !isDigit(status[1]) || !isDigit(status[2]) {
-		return 0, fmt.Errorf("bad status %q", clip(status))
+		return 0, fmt.Errorf("bad status %s", excerpt.Quote(status))
 	}
 	return int(status[0]-'0')*100 + int(status[1]-'0')*10 + int(status[2]-'0'), nil
 }
@@ -85,19 +107,3 @@ func isHTTPVersion(s string) bool {
 }
 
 func isDigit(c byte) bool { return c >= '0' && c <= '9' }
-
-// clip shortens what an error quotes from a peer: a whole 4 KiB line would
-// swamp the one-line reason that --check prints. The bound is on the
-// quoted form, 64 bytes, since %q writes a stray byte as four (\xa0):
-// FuzzResponseHead found a 54-byte status line that made a 201-byte reason.
-func clip(s string) string {
-	const most = 64
-	if len(s) <= most && len(strconv.Quote(s)) <= most+2 {
-		return s
-	}
-	n := min(len(s), most)
-	for n > 0 && len(strconv.Quote(s[:n])) > most+2 {
-		n-- // at most 64 quotes of at most 64 bytes, and only on an error
-	}
-	return s[:n] + "..."
-}

@@ -11,6 +11,8 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
+
+	"github.com/tend-init/tend/internal/excerpt"
 )
 
 // Limits that keep slow or idle clients from holding the server: the whole
@@ -43,14 +45,14 @@ const (
 func ParseAddr(s string) error {
 	host, port, err := net.SplitHostPort(s)
 	if err != nil {
-		return fmt.Errorf("health address %q: want HOST:PORT", s)
+		return fmt.Errorf("health address %s: want HOST:PORT", excerpt.Quote(s))
 	}
 	n, err := strconv.Atoi(port)
 	if err != nil || n < 0 || n > 65535 {
-		return fmt.Errorf("health address %q: bad port %q", s, port)
+		return fmt.Errorf("health address %s: bad port %s", excerpt.Quote(s), excerpt.Quote(port))
 	}
 	if host != "" && net.ParseIP(host) == nil && strings.ContainsAny(host, " /\\%") {
-		return fmt.Errorf("health address %q: bad host %q", s, host)
+		return fmt.Errorf("health address %s: bad host %s", excerpt.Quote(s), excerpt.Quote(host))
 	}
 	return nil
 }
@@ -63,8 +65,11 @@ type Server struct {
 	// starts (lifecycle/threads_linux.go), so their number must not grow
 	// with the number of connections. See gatedConn.
 	gate sync.Mutex
-	// scrape admits one /metrics scrape's reads of /proc at a time.
-	scrape sync.Mutex
+	// metrics renders /metrics once for a burst of scrapes, one
+	// rendering at a time: /proc reads hold a thread. Not under gate,
+	// which would hold every connection's I/O, /livez's too, for a whole
+	// walk of /proc.
+	metrics metricsCache
 	// ln is a net.Listener so that tests can inject accept errors.
 	ln     net.Listener
 	status atomic.Pointer[Status]
@@ -76,9 +81,12 @@ type Server struct {
 	maxConns int
 	mu       sync.Mutex // guards open and idle
 	open     int        // connections admitted and not yet closed
+	peak     int        // the most open since the last trim request (trim.go)
 	// idle holds the *conn that may be evicted, oldest first: those still
 	// reading their head, and those already answered and draining.
 	idle list.List
+	// trimReq asks trimmer to give memory back: a flood just ended.
+	trimReq chan struct{}
 }
 
 // Listen binds addr. It is called before the app starts, so a bad or busy
@@ -103,7 +111,7 @@ func Listen(addr string) (*Server, error) {
 }
 
 func newServer(ln net.Listener, maxConns int) *Server {
-	return &Server{ln: ln, procs: newProcCache(), done: make(chan struct{}), maxConns: maxConns}
+	return &Server{ln: ln, procs: newProcCache(), done: make(chan struct{}), maxConns: maxConns, trimReq: make(chan struct{}, 1)}
 }
 
 // connCap is the connection cap for an open-files soft limit: at most
@@ -132,6 +140,7 @@ func (s *Server) Publish(st *Status) { s.status.Store(st) }
 // bound but unserved, and every probe would hang until kubelet restarts a
 // healthy pod. Run it in a goroutine.
 func (s *Server) Serve() error {
+	go s.trimmer()
 	var delay time.Duration
 	for {
 		nc, err := s.ln.Accept()

@@ -2,13 +2,15 @@ package probe
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net"
-	"net/url"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/tend-init/tend/hooks"
+	"github.com/tend-init/tend/internal/excerpt"
 )
 
 // Checker is one probe: it runs one attempt, bounded by timeout, and
@@ -43,31 +45,48 @@ type Command struct{ Cmd hooks.Command }
 
 // ParseSpec reads a probe: "http://HOST:PORT/PATH", "https://HOST:PORT/PATH",
 // "tcp://HOST:PORT", or else a hook command (shell string or JSON exec
-// array).
+// array). A host must be a host name or an IP address and a port 1..65535
+// (hooks.ParseHTTPURL, hooks.CheckHost): anything else would fail every
+// attempt, or probe another target than written, instead of stopping tend
+// at its start.
 func ParseSpec(s string) (Checker, error) {
 	switch {
 	case strings.HasPrefix(s, "http://"), strings.HasPrefix(s, "https://"):
-		scheme, _, _ := strings.Cut(s, ":")
-		u, err := url.Parse(s)
-		if err != nil || u.Host == "" || u.Port() == "" && strings.HasSuffix(u.Host, ":") {
-			return nil, fmt.Errorf("probe %q: want %s://HOST:PORT/PATH", s, scheme)
+		if _, err := hooks.ParseHTTPURL(s); err != nil {
+			return nil, fmt.Errorf("probe %s: %v", excerpt.Quote(s), err)
 		}
 		return HTTP{URL: s}, nil
 	case strings.HasPrefix(s, "tcp://"):
 		addr := strings.TrimPrefix(s, "tcp://")
-		if _, port, err := net.SplitHostPort(addr); err != nil || port == "" {
-			return nil, fmt.Errorf("probe %q: want tcp://HOST:PORT", s)
+		if err := checkTCPAddr(addr); err != nil {
+			return nil, fmt.Errorf("probe %s: %v", excerpt.Quote(s), err)
 		}
 		return TCP{Addr: addr}, nil
 	case isURL(s):
 		// grpc://, ftp://... would otherwise run as a shell command.
-		return nil, fmt.Errorf("probe %q: unsupported scheme (want http://, https:// or tcp://)", s)
+		return nil, fmt.Errorf("probe %s: unsupported scheme (want http://, https:// or tcp://)", excerpt.Quote(s))
 	}
-	c, err := hooks.Parse(s)
+	c, err := hooks.ParseCommand(s)
 	if err != nil {
 		return nil, fmt.Errorf("probe: %v", err)
 	}
 	return Command{Cmd: c}, nil
+}
+
+// checkTCPAddr accepts HOST:PORT with a host name or IP address (or no
+// host: this container) and a numeric port 1..65535.
+func checkTCPAddr(addr string) error {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return errors.New("want tcp://HOST:PORT")
+	}
+	if n, err := strconv.Atoi(port); err != nil || n < 1 || n > 65535 {
+		return fmt.Errorf("port %s: want 1..65535", excerpt.Quote(port))
+	}
+	if host == "" {
+		return nil
+	}
+	return hooks.CheckHost(host)
 }
 
 func (h HTTP) String() string    { return h.URL }

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/tend-init/tend/internal/excerpt"
 	"golang.org/x/sys/unix"
 )
 
@@ -77,7 +78,7 @@ func Parse(s string) (unix.Signal, error) {
 	if sig := unix.SignalNum(name); sig != 0 {
 		return sig, nil
 	}
-	return 0, fmt.Errorf("unknown signal %q", s)
+	return 0, fmt.Errorf("unknown signal %s", excerpt.Quote(s))
 }
 
 // parseRealtime reads SIGRTMIN, SIGRTMIN+N, SIGRTMAX and SIGRTMAX-N.
@@ -123,18 +124,60 @@ type Rewrite map[unix.Signal]unix.Signal
 func ParseRewrite(rule string) (from, to unix.Signal, err error) {
 	a, b, ok := strings.Cut(rule, ":")
 	if !ok || a == "" || b == "" {
-		return 0, 0, fmt.Errorf("rewrite rule %q: want FROM:TO", rule)
+		return 0, 0, fmt.Errorf("rewrite rule %s: want FROM:TO", excerpt.Quote(rule))
 	}
 	if from, err = Parse(a); err != nil {
-		return 0, 0, fmt.Errorf("rewrite rule %q: %w", rule, err)
+		return 0, 0, fmt.Errorf("rewrite rule %s: %w", excerpt.Quote(rule), err)
 	}
 	if strings.TrimSpace(b) == "0" {
 		return from, 0, nil
 	}
 	if to, err = Parse(b); err != nil {
-		return 0, 0, fmt.Errorf("rewrite rule %q: %w", rule, err)
+		return 0, 0, fmt.Errorf("rewrite rule %s: %w", excerpt.Quote(rule), err)
 	}
 	return from, to, nil
+}
+
+// CheckRewriteFrom reports whether a rule FROM:TO can ever apply: only a
+// signal that reaches tend's loop is rewritten, and that is one tend
+// forwards (Forwarded), or stop, the configured stop signal, which tend
+// catches whatever it is. Any other FROM would make a rule that silently
+// never fires, so it is refused with the reason.
+func CheckRewriteFrom(from, stop unix.Signal) error {
+	if from == stop {
+		return nil
+	}
+	for _, f := range Forwarded() {
+		if from == f {
+			return nil
+		}
+	}
+	name := Name(from)
+	for _, f := range Faults() {
+		if from == f {
+			return fmt.Errorf("%s is a fault signal: tend drops one that another process sends (so that it cannot crash tend, as the kernel drops it for tini), so it never reaches a rewrite", name)
+		}
+	}
+	var why string
+	switch {
+	case from == unix.SIGKILL || from == unix.SIGSTOP:
+		why = "cannot be caught: the kernel acts on it without tend seeing it"
+	case from == unix.SIGCHLD:
+		why = "is how tend learns to reap children; it is never forwarded"
+	case from == unix.SIGURG:
+		why = "is the Go runtime's goroutine preemption signal; tend never forwards it"
+	case from == unix.SIGPIPE:
+		why = "is about tend's own writes (to a closed pipe); tend drops it"
+	case from == unix.SIGPROF:
+		why = "belongs to the Go runtime's profiler: no Go program can receive it"
+	case from >= 32 && from < firstForwardable:
+		why = "is reserved by the Go runtime for libc: tend cannot receive it"
+	case from == unix.SIGTTIN || from == unix.SIGTTOU:
+		why = "is a job-control signal that tend ignores and does not forward, as tini"
+	default:
+		why = "is one that tend ignores and does not forward (README, Signals)"
+	}
+	return fmt.Errorf("%s %s, so a rule for it could never apply", name, why)
 }
 
 // Apply returns what to forward for sig, and false when the rule drops it.
