@@ -138,7 +138,7 @@ image-check: deps
 # /usr/bin/tend and tend(1), and adds them to SHA256SUMS. nfpm runs through
 # go run at a fixed version, so go.mod is untouched; packaging/version.sh
 # maps VERSION to each format's version. man writes tend(1) from the flag
-# table through TestManPage, which checks it first. packages-test checks
+# table through config's TestManPage, which checks it first. packages-test checks
 # every package and installs the host's .deb into a scratch root
 # (TestPackages, which needs the built files: see package_test.go).
 NFPM     := github.com/goreleaser/nfpm/v2/cmd/nfpm@v2.44.0
@@ -146,7 +146,7 @@ MAN_DATE ?= $(shell git log -1 --format=%cs 2>/dev/null || date -u +%F)
 .PHONY: man packages packages-test
 man:
 	mkdir -p $(OUT)
-	$(GO) test -count=1 -run '^TestManPage$$' . -args \
+	$(GO) test -count=1 -run '^TestManPage$$' ./config -args \
 	  -man.out=$(abspath $(OUT))/tend.1 -man.version=$(VERSION) -man.date=$(MAN_DATE)
 
 packages: release man

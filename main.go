@@ -2,8 +2,9 @@
 // the app, reaps every zombie, forwards signals, runs Kubernetes-style
 // lifecycle hooks, and exits with the app's exit code.
 //
-// Package main only turns flags and variables into a lifecycle.Config,
-// answers --check, and exits with the code that the lifecycle returns.
+// Package main is the table of contents: config parses the flags and
+// variables, then either --check makes its one request or lifecycle runs
+// the app, and main exits with the code that comes back.
 package main
 
 import (
@@ -12,9 +13,8 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strings"
-	"time"
 
+	"github.com/tend-init/tend/config"
 	_ "github.com/tend-init/tend/internal/oneproc" // first: see its doc
 	"github.com/tend-init/tend/lifecycle"
 	"github.com/tend-init/tend/probe"
@@ -29,12 +29,12 @@ func main() {
 // process itself, so that every path reaches the same exit-code logic: a
 // set-up failure is one line on stderr and the error's code (1, or 126/127
 // for an app that cannot run, as tini).
-func run(ctx context.Context, args []string, env lookupEnv, stdout, stderr io.Writer) int {
-	cfg, check, err := parseConfig(args, env, stdout)
+func run(ctx context.Context, args []string, env config.LookupEnv, stdout, stderr io.Writer) int {
+	cfg, check, err := config.Parse(args, env, version, stdout)
 	if err == nil && check != nil {
 		// A HEALTHCHECK client: no app, no reaping, no PID 1 needed.
 		if err = runCheck(check); err != nil {
-			err = fmt.Errorf("check %s: %v", check.url, err)
+			err = fmt.Errorf("check %s: %v", check.URL, err)
 		}
 		cfg = nil
 	}
@@ -48,7 +48,7 @@ func run(ctx context.Context, args []string, env lookupEnv, stdout, stderr io.Wr
 		if cfg != nil {
 			format = cfg.LogFormat
 		}
-		lifecycle.NewLogger(stderr, lifecycle.LevelError, format).Errorf("%s", oneLine(err.Error()))
+		lifecycle.NewLogger(stderr, lifecycle.LevelError, format).Errorf("%s", config.OneLine(err.Error()))
 		return lifecycle.ExitCode(err)
 	case l == nil: // -h, --version or --check: done
 		return 0
@@ -59,65 +59,21 @@ func run(ctx context.Context, args []string, env lookupEnv, stdout, stderr io.Wr
 // version is set at build time with -ldflags "-X main.version=...".
 var version = "dev"
 
-// checkReq is a --check run: a HEALTHCHECK client instead of an init.
-type checkReq struct {
-	url     string
-	timeout time.Duration // defaultCheckTimeout unless given
-	ca      string        // --check-ca: verify https against this PEM file
-}
-
 // runCheck makes the one GET. https is not verified, as the kubelet's
 // probes, unless --check-ca names the CA to verify against.
-func runCheck(c *checkReq) error {
-	req := probe.Request{URL: c.url}
-	if c.ca != "" {
-		pem, err := os.ReadFile(c.ca)
+func runCheck(c *config.Check) error {
+	req := probe.Request{URL: c.URL}
+	if c.CA != "" {
+		pem, err := os.ReadFile(c.CA)
 		if err != nil {
 			return err
 		}
 		req.CA = x509.NewCertPool()
 		if !req.CA.AppendCertsFromPEM(pem) {
-			return fmt.Errorf("--check-ca %s holds no PEM certificate", c.ca)
+			return fmt.Errorf("--check-ca %s holds no PEM certificate", c.CA)
 		}
 		req.Verify = true
 	}
-	_, err := probe.CheckWith(req, c.timeout)
+	_, err := probe.CheckWith(req, c.Timeout)
 	return err
-}
-
-const defaultCheckTimeout = time.Second
-
-// parseConfig parses args (args[0] is the program name) and the environment
-// into what tend runs: a lifecycle Config, or a --check. It prints help or
-// the version to stdout itself and then returns neither.
-func parseConfig(args []string, env lookupEnv, stdout io.Writer) (*lifecycle.Config, *checkReq, error) {
-	specs := flagSpecs()
-	v, err := readValues(args[1:], env, specs)
-	switch {
-	case err != nil:
-		return nil, nil, err
-	case v.given["help"] || v.given["h"]:
-		return nil, nil, printHelp(specs, stdout)
-	case v.given["version"]:
-		_, _ = fmt.Fprintf(stdout, "tend %s\n", version) // stdout gone: nothing to report to
-		return nil, nil, nil
-	}
-	if url, ok := v.str("check"); ok {
-		if strings.TrimSpace(url) == "" {
-			// An unset variable in a HEALTHCHECK line: fail now, rather
-			// than start an init that waits for TERM.
-			return nil, nil, usagef("--check needs a URL, got an empty value")
-		}
-		c := &checkReq{url: url, timeout: defaultCheckTimeout}
-		c.ca, _ = v.str("check-ca")
-		return nil, c, v.duration("check-timeout", &c.timeout)
-	}
-	cfg, err := buildConfig(v)
-	return cfg, nil, err
-}
-
-// oneLine escapes line breaks, so that a message which quotes the user's
-// input stays one line in the container log.
-func oneLine(s string) string {
-	return strings.NewReplacer("\n", `\n`, "\r", `\r`).Replace(s)
 }

@@ -1,4 +1,4 @@
-package main
+package config
 
 import (
 	"errors"
@@ -13,10 +13,6 @@ import (
 	"github.com/tend-init/tend/lifecycle"
 )
 
-// lookupEnv is os.LookupEnv, passed in so that tests control the
-// environment without mutating the process's.
-type lookupEnv func(string) (string, bool)
-
 // readValues parses the command line (args without the program name) into
 // values that also fall back to the environment.
 //
@@ -28,7 +24,7 @@ type lookupEnv func(string) (string, bool)
 // flags that are mostly read from the environment, or not at all. A flag
 // that is not applied is never looked up: values reads the environment
 // for it.
-func readValues(args []string, env lookupEnv, specs []flagSpec) (values, error) {
+func readValues(args []string, env LookupEnv, specs []flagSpec) (values, error) {
 	set := flag.NewFlagSet("tend", flag.ContinueOnError)
 	set.SetOutput(io.Discard)
 	set.Bool("help", false, "")
@@ -52,7 +48,7 @@ func readValues(args []string, env lookupEnv, specs []flagSpec) (values, error) 
 
 // usagef is a bad flag, value or variable: one line, exit 1.
 func usagef(format string, args ...any) error {
-	return fmt.Errorf("%s", oneLine(fmt.Sprintf(format, args...)))
+	return fmt.Errorf("%s", OneLine(fmt.Sprintf(format, args...)))
 }
 
 // listValue collects a repeatable flag's values in order.
@@ -65,7 +61,7 @@ func (l *listValue) Set(s string) error { *l = append(*l, s); return nil }
 type values struct {
 	set   *flag.FlagSet
 	given map[string]bool // flags present on the command line, by long name
-	env   lookupEnv
+	env   LookupEnv
 	specs []flagSpec
 }
 

@@ -1,4 +1,4 @@
-package main
+package config
 
 import (
 	"bytes"
@@ -11,7 +11,7 @@ import (
 
 // make man writes the page through TestManPage, after its checks pass:
 //
-//	go test -run '^TestManPage$' . -args -man.out=FILE -man.version=V -man.date=YYYY-MM-DD
+//	go test -run '^TestManPage$' ./config -args -man.out=FILE -man.version=V -man.date=YYYY-MM-DD
 var (
 	manOut     = flag.String("man.out", "", "TestManPage writes tend(1) to this file")
 	manVersion = flag.String("man.version", "dev", "the version on tend(1)'s header line")

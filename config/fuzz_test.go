@@ -1,4 +1,4 @@
-package main
+package config
 
 import (
 	"bytes"
@@ -39,7 +39,7 @@ func FuzzParseConfig(f *testing.F) {
 			return "", false
 		}
 		var out bytes.Buffer
-		cfg, check, err := parseConfig(append([]string{"tend"}, argv...), lookup, &out)
+		cfg, check, err := Parse(append([]string{"tend"}, argv...), lookup, testVersion, &out)
 		switch {
 		case err == nil:
 			if cfg != nil && check != nil {

@@ -1,4 +1,4 @@
-package main
+package config
 
 import (
 	"bytes"
@@ -10,18 +10,23 @@ import (
 	"testing"
 )
 
+// repoRoot is the repository's top level, seen from this package's
+// directory, where go test runs: the README, the Makefile and the code
+// these tests check are there.
+const repoRoot = ".."
+
 // TestReadmeCommands keeps the README honest: every tend command line in
 // it must parse, every make target it names must exist, and every flag or
 // variable it documents must be one tend knows. The commands themselves run
 // elsewhere: make test in CI, make run in .ci/run, the Docker lines through
 // podman in examples/.
 func TestReadmeCommands(t *testing.T) {
-	b, err := os.ReadFile("README.md")
+	b, err := os.ReadFile(filepath.Join(repoRoot, "README.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	readme := string(b)
-	mk, err := os.ReadFile("Makefile")
+	mk, err := os.ReadFile(filepath.Join(repoRoot, "Makefile"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -41,7 +46,7 @@ func TestReadmeCommands(t *testing.T) {
 		}
 		line, _, _ = strings.Cut(line, " #")
 		args := shellWords(strings.NewReplacer("[", "", "]", "").Replace(line))
-		if _, _, err := parseConfig(args, envOf(), &bytes.Buffer{}); err != nil {
+		if _, _, err := Parse(args, envOf(), testVersion, &bytes.Buffer{}); err != nil {
 			t.Errorf("README command %q: %v", line, err)
 		}
 		n++
@@ -74,7 +79,7 @@ func TestReadmeCommands(t *testing.T) {
 // form, every one of its variables and its default. Every TEND_* variable
 // that tend's code sets or reads must appear in the README too.
 func TestReadmeFlagReference(t *testing.T) {
-	b, err := os.ReadFile("README.md")
+	b, err := os.ReadFile(filepath.Join(repoRoot, "README.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -128,11 +133,11 @@ func TestReadmeFlagReference(t *testing.T) {
 	// for hooks (TEND_HOOK, ...) and any read directly.
 	readme := string(b)
 	lit := regexp.MustCompile(`"(TEND_[A-Z0-9_]*[A-Z0-9])[="]`)
-	err = filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
+	err = filepath.WalkDir(repoRoot, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
-		if d.IsDir() && (d.Name() == "testdata" || d.Name() == "bench" || strings.HasPrefix(d.Name(), ".")) && path != "." {
+		if d.IsDir() && (d.Name() == "testdata" || d.Name() == "bench" || strings.HasPrefix(d.Name(), ".")) && path != repoRoot {
 			return filepath.SkipDir
 		}
 		if d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {

@@ -1,0 +1,70 @@
+// Package config turns tend's command line and its TEND_*/TINI_* variables
+// into what tend runs: a lifecycle.Config, or a --check. It holds the flag
+// table (flags.go), which is the one source of -h, of tend(1) (man.go,
+// linked only into tests) and of the README's flag reference
+// (readme_test.go); getopt-style short options (getopt.go); reading a flag
+// or else its variables (values.go); and validation into lifecycle.Config
+// (config.go).
+//
+// It parses and validates only: it starts nothing, and every rejection is
+// one line that exits 1 (lifecycle.ExitCode).
+package config
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/tend-init/tend/lifecycle"
+)
+
+// LookupEnv is os.LookupEnv, passed in so that tests control the
+// environment without mutating the process's.
+type LookupEnv func(string) (string, bool)
+
+// Check is a --check run: a HEALTHCHECK client instead of an init.
+type Check struct {
+	URL     string
+	Timeout time.Duration // defaultCheckTimeout unless given
+	CA      string        // --check-ca: verify https against this PEM file
+}
+
+const defaultCheckTimeout = time.Second
+
+// Parse parses args (args[0] is the program name) and the environment
+// into what tend runs: a lifecycle Config, or a --check. It prints help or
+// the version (tend's, given by package main's build) to stdout itself
+// and then returns neither.
+func Parse(args []string, env LookupEnv, version string, stdout io.Writer) (*lifecycle.Config, *Check, error) {
+	specs := flagSpecs()
+	v, err := readValues(args[1:], env, specs)
+	switch {
+	case err != nil:
+		return nil, nil, err
+	case v.given["help"] || v.given["h"]:
+		return nil, nil, printHelp(specs, stdout)
+	case v.given["version"]:
+		_, _ = fmt.Fprintf(stdout, "tend %s\n", version) // stdout gone: nothing to report to
+		return nil, nil, nil
+	}
+	if url, ok := v.str("check"); ok {
+		if strings.TrimSpace(url) == "" {
+			// An unset variable in a HEALTHCHECK line: fail now, rather
+			// than start an init that waits for TERM.
+			return nil, nil, usagef("--check needs a URL, got an empty value")
+		}
+		c := &Check{URL: url, Timeout: defaultCheckTimeout}
+		c.CA, _ = v.str("check-ca")
+		return nil, c, v.duration("check-timeout", &c.Timeout)
+	}
+	cfg, err := buildConfig(v)
+	return cfg, nil, err
+}
+
+// OneLine escapes line breaks, so that a message which quotes the user's
+// input stays one line in the container log. Package main passes every
+// error it logs through it, not only Parse's.
+func OneLine(s string) string {
+	return strings.NewReplacer("\n", `\n`, "\r", `\r`).Replace(s)
+}
