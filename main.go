@@ -16,12 +16,14 @@ import (
 	"time"
 
 	_ "github.com/tend-init/tend/internal/oneproc" // first: see its doc
+
+	"github.com/tend-init/tend/http1"
 	"github.com/tend-init/tend/lifecycle"
 	"github.com/tend-init/tend/probe"
 )
 
 func main() {
-	probe.Version = version
+	http1.Version = version
 	os.Exit(run(context.Background(), os.Args, os.LookupEnv, os.Stdout, os.Stderr))
 }
 
@@ -69,7 +71,7 @@ type checkReq struct {
 // runCheck makes the one GET. https is not verified, as the kubelet's
 // probes, unless --check-ca names the CA to verify against.
 func runCheck(c *checkReq) error {
-	req := probe.Request{URL: c.url}
+	req := http1.Request{URL: c.url}
 	if c.ca != "" {
 		pem, err := os.ReadFile(c.ca)
 		if err != nil {
