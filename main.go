@@ -15,13 +15,14 @@ import (
 	"os"
 
 	"github.com/tend-init/tend/config"
+	"github.com/tend-init/tend/http1"
 	_ "github.com/tend-init/tend/internal/oneproc" // first: see its doc
 	"github.com/tend-init/tend/lifecycle"
 	"github.com/tend-init/tend/probe"
 )
 
 func main() {
-	probe.Version = version
+	http1.Version = version
 	os.Exit(run(context.Background(), os.Args, os.LookupEnv, os.Stdout, os.Stderr))
 }
 
@@ -62,7 +63,7 @@ var version = "dev"
 // runCheck makes the one GET. https is not verified, as the kubelet's
 // probes, unless --check-ca names the CA to verify against.
 func runCheck(c *config.Check) error {
-	req := probe.Request{URL: c.URL}
+	req := http1.Request{URL: c.URL}
 	if c.CA != "" {
 		pem, err := os.ReadFile(c.CA)
 		if err != nil {

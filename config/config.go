@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/tend-init/tend/health"
 	"github.com/tend-init/tend/hooks"
 	"github.com/tend-init/tend/internal/excerpt"
 	"github.com/tend-init/tend/lifecycle"
@@ -103,7 +104,7 @@ func buildConfig(v values) (*lifecycle.Config, error) {
 // probeConfig reads the health endpoint and the probes.
 func probeConfig(cfg *lifecycle.Config, v values) error {
 	if addr, ok := v.str("health-addr"); ok {
-		if err := probe.ParseAddr(addr); err != nil {
+		if err := health.ParseAddr(addr); err != nil {
 			return usagef("invalid --health-addr: %v", err)
 		}
 		cfg.HealthAddr = addr

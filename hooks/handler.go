@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/tend-init/tend/internal/excerpt"
+	"github.com/tend-init/tend/internal/target"
 )
 
 // handler is Kubernetes' core/v1 LifecycleHandler, as JSON: exactly one of
@@ -83,7 +84,7 @@ func parseHandler(s string) (Action, error) {
 
 // Action builds the URL the kubelet would GET, after the checks that make a
 // bad host, port or header an error now rather than a failure at every
-// attempt (CheckHost, Port, CheckHeader). host defaults to 127.0.0.1: the
+// attempt (target.CheckHost, Port, CheckHeader). host defaults to 127.0.0.1: the
 // kubelet's default is the pod IP, which inside the container is the
 // container itself.
 func (g *HTTPGetHandler) Action() (HTTPGet, error) {
@@ -103,7 +104,7 @@ func (g *HTTPGetHandler) Action() (HTTPGet, error) {
 	if host == "" {
 		host = "127.0.0.1"
 	}
-	if err := CheckHost(host); err != nil {
+	if err := target.CheckHost(host); err != nil {
 		return HTTPGet{}, fmt.Errorf("httpGet.host: %v", err)
 	}
 	path := g.Path
@@ -149,7 +150,7 @@ func parseURL(s string) (Action, error) {
 	if strings.ContainsAny(s, " \t\r\n") {
 		return nil, fmt.Errorf("hook %s: want http(s)://HOST:PORT/PATH without blanks", excerpt.Quote(s))
 	}
-	if _, err := ParseHTTPURL(s); err != nil {
+	if _, err := target.ParseHTTPURL(s); err != nil {
 		return nil, fmt.Errorf("hook %s: %v", excerpt.Quote(s), err)
 	}
 	return HTTPGet{URL: s}, nil

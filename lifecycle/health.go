@@ -6,13 +6,13 @@ import (
 	"strings"
 	"time"
 
-	"github.com/tend-init/tend/probe"
+	"github.com/tend-init/tend/health"
 	"github.com/tend-init/tend/signals"
 )
 
 // recordHook counts a finished hook for /metrics.
 func (m *machine) recordHook(d hookDone) {
-	m.st.hookRuns[probe.HookKey{Hook: d.kind.String(), Result: outcome(d.err == nil)}]++
+	m.st.hookRuns[health.HookKey{Hook: d.kind.String(), Result: outcome(d.err == nil)}]++
 	h := m.st.hookDurations[d.kind.String()]
 	h.Observe(d.dur.Seconds())
 	m.st.hookDurations[d.kind.String()] = h
@@ -33,7 +33,7 @@ func (m *machine) publish() {
 		return
 	}
 	st := &m.st
-	out := &probe.Status{
+	out := &health.Status{
 		AppUp:            st.hasApp && !st.appExited,
 		AppExitCode:      -1,
 		Terminating:      st.terminating,

@@ -8,8 +8,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/tend-init/tend/health"
 	"github.com/tend-init/tend/hooks"
-	"github.com/tend-init/tend/probe"
 	"github.com/tend-init/tend/reaper"
 	"github.com/tend-init/tend/signals"
 	"github.com/tend-init/tend/subreaper"
@@ -27,7 +27,7 @@ type Loop struct {
 	reap   *reaper.Reaper
 	sigs   *signals.Channels
 	app    *reaper.Child   // nil in pause mode
-	server *probe.Server   // nil without a health address
+	server *health.Server  // nil without a health address
 	rtDone <-chan struct{} // closed once the realtime signals are registered
 	pid1   bool
 	events chan event // hook and probe results from their goroutines
@@ -67,7 +67,7 @@ func New(cfg Config, stderr io.Writer) (l *Loop, err error) {
 		return nil, err
 	}
 	if cfg.HealthAddr != "" {
-		srv, err := probe.Listen(cfg.HealthAddr)
+		srv, err := health.Listen(cfg.HealthAddr)
 		if err != nil {
 			return nil, err
 		}

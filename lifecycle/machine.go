@@ -8,8 +8,8 @@ import (
 	"slices"
 	"time"
 
+	"github.com/tend-init/tend/health"
 	"github.com/tend-init/tend/hooks"
-	"github.com/tend-init/tend/probe"
 	"github.com/tend-init/tend/signals"
 	"golang.org/x/sys/unix"
 )
@@ -36,7 +36,7 @@ type world interface {
 	// reap collects whatever has exited; none reports no child at all.
 	reapNow() (none bool, err error)
 	// publish hands the health endpoint a snapshot.
-	publish(*probe.Status)
+	publish(*health.Status)
 }
 
 // errNoApp is signalApp's answer once the app is gone.
@@ -110,9 +110,9 @@ type state struct {
 
 	// Counters for /metrics.
 	forwarded      map[unix.Signal]uint64
-	hookRuns       map[probe.HookKey]uint64
-	hookDurations  map[string]probe.Histogram
-	probeResults   map[probe.ProbeKey]uint64
+	hookRuns       map[health.HookKey]uint64
+	hookDurations  map[string]health.Histogram
+	probeResults   map[health.ProbeKey]uint64
 	internalErrors int
 }
 
@@ -133,9 +133,9 @@ func newMachine(cfg *Config, log *Logger, w world, now func() time.Time, baseEnv
 		checks:        newChecks(cfg.Checks),
 		hooks:         map[HookKind]*hookRun{},
 		forwarded:     map[unix.Signal]uint64{},
-		hookRuns:      map[probe.HookKey]uint64{},
-		hookDurations: map[string]probe.Histogram{},
-		probeResults:  map[probe.ProbeKey]uint64{},
+		hookRuns:      map[health.HookKey]uint64{},
+		hookDurations: map[string]health.Histogram{},
+		probeResults:  map[health.ProbeKey]uint64{},
 	}}
 }
 

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 
+	"github.com/tend-init/tend/health"
 	"github.com/tend-init/tend/probe"
 )
 
@@ -77,11 +78,11 @@ func (m *machine) onProbe(r probeDone) {
 	if errors.Is(r.err, probe.ErrUnknown) {
 		// tend's own resource shortage, not the app's failure: counted
 		// and logged, never fed to the threshold.
-		m.st.probeResults[probe.ProbeKey{Probe: c.Name, Kind: c.Kind.String(), Result: "unknown"}]++
+		m.st.probeResults[health.ProbeKey{Probe: c.Name, Kind: c.Kind.String(), Result: "unknown"}]++
 		m.log.With(probeField(c), probeKindField(c), errField(r.err)).Warnf("%s check %s: %v", c.Kind, c.Name, r.err)
 		return
 	}
-	m.st.probeResults[probe.ProbeKey{Probe: c.Name, Kind: c.Kind.String(), Result: outcome(r.err == nil)}]++
+	m.st.probeResults[health.ProbeKey{Probe: c.Name, Kind: c.Kind.String(), Result: outcome(r.err == nil)}]++
 	if r.err != nil {
 		cs.lastErr = r.err
 		m.log.With(probeField(c), probeKindField(c), errField(r.err)).Debugf("%s attempt failed: %v", label(c), r.err)
@@ -157,15 +158,15 @@ func (m *machine) failingCheck(kind ProbeKind) (Check, checkState, bool) {
 
 // checkStatuses is every check's state, for /readyz?verbose, /livez?verbose
 // and tend_probe_up.
-func (m *machine) checkStatuses() []probe.CheckStatus {
-	out := make([]probe.CheckStatus, len(m.cfg.Checks))
+func (m *machine) checkStatuses() []health.CheckStatus {
+	out := make([]health.CheckStatus, len(m.cfg.Checks))
 	for i, c := range m.cfg.Checks {
 		cs := m.st.checks[i]
 		up := cs.t.State()
 		if c.Kind == ProbeStartup {
 			up = cs.passed
 		}
-		st := probe.CheckStatus{Name: c.Name, Kind: c.Kind.String(), Up: up}
+		st := health.CheckStatus{Name: c.Name, Kind: c.Kind.String(), Up: up}
 		if !up {
 			st.Detail = "not passed yet"
 			if cs.lastErr != nil {

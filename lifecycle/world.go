@@ -9,7 +9,9 @@ import (
 	"os/exec"
 	"time"
 
+	"github.com/tend-init/tend/health"
 	"github.com/tend-init/tend/hooks"
+	"github.com/tend-init/tend/http1"
 	"github.com/tend-init/tend/probe"
 	"github.com/tend-init/tend/reaper"
 	"github.com/tend-init/tend/signals"
@@ -55,11 +57,11 @@ func (l *Loop) startHook(kind HookKind, cmds []hooks.Action, env []string, deadl
 // handler, any response is success; the body is read up to a bound and
 // discarded by the client.
 func (l *Loop) hookGet(ctx context.Context, h hooks.HTTPGet) error {
-	req := probe.Request{URL: h.URL}
+	req := http1.Request{URL: h.URL}
 	for _, hd := range h.Headers {
-		req.Headers = append(req.Headers, probe.Header{Name: hd.Name, Value: hd.Value})
+		req.Headers = append(req.Headers, http1.Header{Name: hd.Name, Value: hd.Value})
 	}
-	resp, err := probe.Get(ctx, req)
+	resp, err := http1.Get(ctx, req)
 	if err != nil {
 		return err
 	}
@@ -106,7 +108,7 @@ func (s childStarter) Start(cmd *exec.Cmd) (c *reaper.Child, err error) {
 
 func (l *Loop) reapNow() (bool, error) { return l.reap.Reap() }
 
-func (l *Loop) publish(st *probe.Status) {
+func (l *Loop) publish(st *health.Status) {
 	st.ZombiesReaped = l.orphans.Load()
 	l.server.Publish(st)
 }

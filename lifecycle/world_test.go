@@ -6,8 +6,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tend-init/tend/health"
 	"github.com/tend-init/tend/hooks"
-	"github.com/tend-init/tend/probe"
 	"github.com/tend-init/tend/signals"
 	"golang.org/x/sys/unix"
 )
@@ -19,7 +19,7 @@ type recorder struct {
 	clock     time.Time
 	appGone   bool // signalApp answers errNoApp
 	children  bool // reapNow finds children left
-	published *probe.Status
+	published *health.Status
 	log       strings.Builder // tend's log lines: the phases come from here
 }
 
@@ -79,7 +79,7 @@ func (r *recorder) signalRest(sig unix.Signal) string {
 
 func (r *recorder) reapNow() (bool, error) { return !r.children, nil }
 
-func (r *recorder) publish(st *probe.Status) { r.published = st }
+func (r *recorder) publish(st *health.Status) { r.published = st }
 
 // newTestMachine builds a machine over a recorder, with cfg applied over
 // the defaults.

@@ -10,7 +10,9 @@ import (
 	"time"
 
 	"github.com/tend-init/tend/hooks"
+	"github.com/tend-init/tend/http1"
 	"github.com/tend-init/tend/internal/excerpt"
+	"github.com/tend-init/tend/internal/target"
 )
 
 // Settings are the probe settings a JSON Probe may carry; nil means "as the
@@ -120,7 +122,7 @@ func (p *jsonProbe) checker() (Checker, error) {
 	if host == "" {
 		host = "127.0.0.1" // the kubelet's default is the pod IP: this container
 	}
-	if err := hooks.CheckHost(host); err != nil {
+	if err := target.CheckHost(host); err != nil {
 		return nil, fmt.Errorf("tcpSocket.host: %v", err)
 	}
 	return TCP{Addr: net.JoinHostPort(host, strconv.Itoa(port))}, nil
@@ -166,3 +168,12 @@ func (p *jsonProbe) settings() (Settings, error) {
 
 // IsJSON reports whether a probe value is in the JSON form.
 func IsJSON(s string) bool { return strings.HasPrefix(strings.TrimSpace(s), "{") }
+
+// newHTTP is the HTTP checker for a JSON httpGet handler, headers and all.
+func newHTTP(a hooks.HTTPGet) HTTP {
+	h := HTTP{URL: a.URL}
+	for _, hd := range a.Headers {
+		h.Headers = append(h.Headers, http1.Header{Name: hd.Name, Value: hd.Value})
+	}
+	return h
+}

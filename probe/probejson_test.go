@@ -3,6 +3,8 @@ package probe
 import (
 	"strings"
 	"testing"
+
+	"github.com/tend-init/tend/internal/target"
 )
 
 // TestParseJSONStrict: a Probe is decoded as the API server decodes it under
@@ -57,8 +59,8 @@ func TestParseJSONValidatesTargets(t *testing.T) {
 			continue
 		}
 		if h, ok := c.(HTTP); ok {
-			if _, err := parseTarget(h.URL); err != nil {
-				t.Errorf("%s gives %s, which Get refuses: %v", in, h.URL, err)
+			if _, err := target.ParseHTTPURL(h.URL); err != nil {
+				t.Errorf("%s gives %s, which http1.Get refuses: %v", in, h.URL, err)
 			}
 		}
 	}
@@ -110,7 +112,7 @@ func TestParseSpecValidatesTargets(t *testing.T) {
 	}
 }
 
-// TestGetRefusesBadTargets: --check's URL (and any Get) is checked before
+// TestGetRefusesBadTargets: --check's URL (and any http1.Get) is checked before
 // any connection: a port 0 or a user info is an error, not a dial.
 func TestGetRefusesBadTargets(t *testing.T) {
 	for _, u := range []string{"http://127.0.0.1:0/", "http://u:p@127.0.0.1:1/", "http://h!x:1/"} {

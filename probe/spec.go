@@ -10,7 +10,9 @@ import (
 	"time"
 
 	"github.com/tend-init/tend/hooks"
+	"github.com/tend-init/tend/http1"
 	"github.com/tend-init/tend/internal/excerpt"
+	"github.com/tend-init/tend/internal/target"
 )
 
 // Checker is one probe: it runs one attempt, bounded by timeout, and
@@ -32,8 +34,8 @@ type Exec struct {
 // redirects to the same host, and does not verify an https server's
 // certificate. HTTP{URL: u} is a complete probe; Headers are optional.
 type HTTP struct {
-	URL     string   // http:// or https://
-	Headers []Header // as Request.Headers: Kubernetes' httpHeaders
+	URL     string         // http:// or https://
+	Headers []http1.Header // as http1.Request.Headers: Kubernetes' httpHeaders
 }
 
 // TCP passes when a connection opens, as Kubernetes' tcpSocket.
@@ -46,13 +48,13 @@ type Command struct{ Cmd hooks.Command }
 // ParseSpec reads a probe: "http://HOST:PORT/PATH", "https://HOST:PORT/PATH",
 // "tcp://HOST:PORT", or else a hook command (shell string or JSON exec
 // array). A host must be a host name or an IP address and a port 1..65535
-// (hooks.ParseHTTPURL, hooks.CheckHost): anything else would fail every
+// (target.ParseHTTPURL, target.CheckHost): anything else would fail every
 // attempt, or probe another target than written, instead of stopping tend
 // at its start.
 func ParseSpec(s string) (Checker, error) {
 	switch {
 	case strings.HasPrefix(s, "http://"), strings.HasPrefix(s, "https://"):
-		if _, err := hooks.ParseHTTPURL(s); err != nil {
+		if _, err := target.ParseHTTPURL(s); err != nil {
 			return nil, fmt.Errorf("probe %s: %v", excerpt.Quote(s), err)
 		}
 		return HTTP{URL: s}, nil
@@ -86,7 +88,7 @@ func checkTCPAddr(addr string) error {
 	if host == "" {
 		return nil
 	}
-	return hooks.CheckHost(host)
+	return target.CheckHost(host)
 }
 
 func (h HTTP) String() string    { return h.URL }
@@ -99,14 +101,14 @@ func (h HTTP) Check(ctx context.Context, _ Exec, timeout time.Duration) error {
 	return err
 }
 
-// CheckNote is Check that also returns Response.Note, which the caller
+// CheckNote is Check that also returns http1.Response.Note, which the caller
 // should log: the kubelet records a warning event for the same things (a
 // redirect to another host that counted as success, say). The Checker
 // interface has no room for it, hence a second method.
 func (h HTTP) CheckNote(ctx context.Context, timeout time.Duration) (note string, err error) {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	return checkGet(ctx, Request{URL: h.URL, Headers: h.Headers, FollowRedirects: true})
+	return checkGet(ctx, http1.Request{URL: h.URL, Headers: h.Headers, FollowRedirects: true})
 }
 
 // Check opens and closes one connection.

@@ -1,0 +1,61 @@
+// Package target checks the address of something tend will reach: a host
+// name or IP address, and an http(s) URL that tend can GET as written. Hook
+// actions, probes and the HTTP/1.1 client all apply the same rules, so a
+// target that would fail every attempt, or reach another target than
+// written, stops tend at its start instead.
+package target
+
+import (
+	"errors"
+	"fmt"
+	"net/netip"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"github.com/tend-init/tend/internal/excerpt"
+)
+
+// ParseHTTPURL reads an http:// or https:// URL that tend can GET as
+// written: its host is a host name or an IP address (CheckHost), an
+// explicit port is 1..65535, and it carries no user info, which tend
+// would not send.
+func ParseHTTPURL(s string) (*url.URL, error) {
+	u, err := url.Parse(s)
+	switch {
+	case err != nil, u.Scheme != "http" && u.Scheme != "https", u.Host == "", u.Opaque != "":
+		return nil, errors.New("want http(s)://HOST:PORT/PATH")
+	case u.User != nil:
+		return nil, errors.New("user info in the URL: tend does not send it (use an Authorization header in a JSON httpGet)")
+	}
+	if err := CheckHost(u.Hostname()); err != nil {
+		return nil, err
+	}
+	if p := u.Port(); p != "" || strings.HasSuffix(u.Host, ":") {
+		if n, err := strconv.Atoi(p); err != nil || n < 1 || n > 65535 {
+			return nil, fmt.Errorf("port %s: want 1..65535", excerpt.Quote(p))
+		}
+	}
+	return u, nil
+}
+
+// CheckHost accepts a host name (letters, digits, '-', '_' and '.', at most
+// 253 bytes) or an IP address, an IPv6 one with a zone too, unbracketed. So
+// "localhost/x?" cannot turn into a GET of port 80 on localhost, and a
+// blank, '@', '#' or control byte is an error before anything starts.
+// Kubernetes does not validate httpGet.host; the kubelet puts it in a URL,
+// where such a host fails every attempt or names another target.
+func CheckHost(h string) error {
+	if _, err := netip.ParseAddr(h); err == nil {
+		return nil
+	}
+	ok := h != "" && len(h) <= 253
+	for i := 0; ok && i < len(h); i++ {
+		c := h[i]
+		ok = c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_' || c == '.'
+	}
+	if !ok {
+		return fmt.Errorf("host %s: want a host name or an IP address", excerpt.Quote(h))
+	}
+	return nil
+}
