@@ -69,7 +69,7 @@ func buildConfig(v values) (*lifecycle.Config, error) {
 		if err != nil {
 			return nil, usagef("invalid --stop-signal value %s: %v", excerpt.Quote(s), err)
 		}
-		cfg.StopSignal = sig
+		cfg.StopSignal, cfg.StopSignalSet = sig, true
 	}
 	// After the stop signal: it is caught whatever it is, so a rule may
 	// rewrite it even when tend would not forward it.

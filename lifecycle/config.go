@@ -41,6 +41,12 @@ type Config struct {
 	// .stopSignal, Docker's STOPSIGNAL); received, it begins a stop as
 	// TERM and INT do.
 	StopSignal unix.Signal
+	// StopSignalSet says the user chose StopSignal (--stop-signal): then
+	// every stop sends it, whatever began the stop, received TERM and INT
+	// included, as the kubelet sends a container's stop signal whatever
+	// asked for the pod's deletion. Unset, a received TERM or INT is what
+	// the app gets, as with tini.
+	StopSignalSet bool
 	// MinShutdownWindow is the least time the app gets between the stop
 	// signal and SIGKILL, even when pre-stop used up the grace period: the
 	// kubelet's minimumGracePeriodInSeconds (kuberuntime_container.go,

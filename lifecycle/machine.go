@@ -203,6 +203,9 @@ func (m *machine) onSignal(recv unix.Signal) {
 	if m.isStopSignal(recv) {
 		switch {
 		case m.canBeginStop():
+			if m.cfg.StopSignalSet {
+				sig = m.ownStopSignal()
+			}
 			m.beginStop(sig, "received "+signals.Name(recv), sigField(recv))
 			return
 		case m.st.phase == phaseStopping && !m.st.stopSent && m.st.hasApp:

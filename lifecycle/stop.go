@@ -75,6 +75,13 @@ func (m *machine) sendStop() {
 		after := now.Sub(m.st.stopBegan).Round(time.Millisecond)
 		m.log.With(sigField(m.st.stopSignal), durField(after)).Infof("stop: sending %s to the app, %s after the stop began", signals.Name(m.st.stopSignal), after)
 		m.forward(m.st.stopSignal)
+		// A stopped app (kill -STOP, a debugger, a frozen cgroup left
+		// thawed) cannot act on the stop signal until continued: SIGCONT
+		// right after it, as systemd sends, lets it stop at once instead
+		// of waiting out the grace period for SIGKILL.
+		if m.st.stopSignal != unix.SIGCONT {
+			m.forward(unix.SIGCONT)
+		}
 	}
 	for _, sig := range m.st.held {
 		m.forward(sig)
