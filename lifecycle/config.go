@@ -80,9 +80,16 @@ func Default() Config {
 	return Config{
 		Verbosity:    LevelWarn, // tini's default: warnings
 		Rewrite:      signals.Rewrite{},
-		HookTimeout:  30 * time.Second,
-		GracePeriod:  30 * time.Second, // terminationGracePeriodSeconds' default
-		DrainTimeout: 3 * time.Second,
+		HookTimeout: 30 * time.Second,
+		// The whole stop must end inside the runtime's own: docker stop
+		// and podman stop SIGKILL the container 10 s after their TERM,
+		// the kubelet after terminationGracePeriodSeconds (30 s by
+		// default). The rule (README, "Stopping"): grace period +
+		// min-shutdown-window + drain timeout + postStopFloor = 9.5 s,
+		// half a second under docker's 10. post-stop is cut at that
+		// sum (stopEnd); an explicit --grace-period moves it with it.
+		GracePeriod:  6 * time.Second,
+		DrainTimeout: time.Second,
 		StopSignal:   unix.SIGTERM, // as docker stop and the kubelet
 		// Kubernetes' minimumGracePeriodInSeconds.
 		MinShutdownWindow: 2 * time.Second,

@@ -93,7 +93,7 @@ func TestMachine(t *testing.T) {
 			phases: "pause stopping draining post-stop done",
 			acts: []string{"start post-start deadline=none env=TEND_HOOK=post-start", "stop probes",
 				"start pre-stop deadline=10s env=TEND_HOOK=pre-stop", "rest SIGTERM",
-				"start post-stop deadline=none env=TEND_HOOK=post-stop,TEND_EXIT_CODE=0"},
+				"start post-stop deadline=15.5s env=TEND_HOOK=post-stop,TEND_EXIT_CODE=0"},
 			code: 0,
 		},
 		{
@@ -258,7 +258,7 @@ func TestMachine(t *testing.T) {
 			pid:    42,
 			steps:  []step{ev(sigEvent{unix.SIGTERM}), ev(appExit{143}), ev(reaped{none: true}), ev(hookDone{kind: hookPostStop})},
 			phases: "starting running stopping draining post-stop done",
-			acts:   []string{"stop probes", "signal SIGTERM", "signal SIGCONT", "rest SIGTERM", "start post-stop deadline=none env=TEND_HOOK=post-stop,TEND_APP_PID=42,TEND_EXIT_CODE=143"},
+			acts:   []string{"stop probes", "signal SIGTERM", "signal SIGCONT", "rest SIGTERM", "start post-stop deadline=15.5s env=TEND_HOOK=post-stop,TEND_APP_PID=42,TEND_EXIT_CODE=143"},
 			code:   0,
 		},
 		{

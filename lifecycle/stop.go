@@ -209,5 +209,26 @@ func (m *machine) endDrain() {
 		m.transition(phaseDone, "no post-stop hook")
 		return
 	}
-	m.startHook(hookPostStop, time.Time{})
+	m.startHook(hookPostStop, m.stopEnd())
+}
+
+// postStopFloor is what post-stop gets at least, and what the default
+// stop leaves it before docker stop's SIGKILL (Default).
+const postStopFloor = 500 * time.Millisecond
+
+// stopEnd is when post-stop is cut after a stop: the grace period, the
+// shutdown window pre-stop may have forced, and the drain, then
+// postStopFloor, all from the start of the stop; never less than
+// postStopFloor from now. With the defaults that is 9.5 s, inside docker
+// stop's 10. After an app that exited on its own, nothing but
+// --hook-timeout bounds post-stop: zero.
+func (m *machine) stopEnd() time.Time {
+	if m.st.stopBegan.IsZero() {
+		return time.Time{}
+	}
+	end := m.st.stopBegan.Add(m.cfg.GracePeriod + m.cfg.MinShutdownWindow + m.cfg.DrainTimeout + postStopFloor)
+	if floor := m.now().Add(postStopFloor); end.Before(floor) {
+		end = floor
+	}
+	return end
 }
