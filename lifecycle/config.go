@@ -78,8 +78,8 @@ type Check struct {
 // flag help reads them from here.
 func Default() Config {
 	return Config{
-		Verbosity:    LevelWarn, // tini's default: warnings
-		Rewrite:      signals.Rewrite{},
+		Verbosity:   LevelWarn, // tini's default: warnings
+		Rewrite:     signals.Rewrite{},
 		HookTimeout: 30 * time.Second,
 		// The whole stop must end inside the runtime's own: docker stop
 		// and podman stop SIGKILL the container 10 s after their TERM,
