@@ -177,6 +177,9 @@ func (m *machine) beginDrain() {
 		m.endDrain()
 		return
 	}
+	if m.st.hasApp && !m.st.terminating {
+		m.warnDaemonised()
+	}
 	who := m.w.signalRest(unix.SIGTERM)
 	m.log.With(sigField(unix.SIGTERM), slog.String("targets", who), slog.Duration("drain_timeout", m.cfg.DrainTimeout)).
 		Infof("drain: sent SIGTERM to %s; waiting up to %s", who, m.cfg.DrainTimeout)
@@ -231,4 +234,21 @@ func (m *machine) stopEnd() time.Time {
 		end = floor
 	}
 	return end
+}
+
+// warnDaemonised says, at the default verbosity, that the app exited on its
+// own and left processes running: usually a server that daemonised (nginx
+// without `daemon off;`), whose real process tend is about to drain while
+// the app's 0 reads as success.
+func (m *machine) warnDaemonised() {
+	n := m.w.countRest()
+	left := "processes"
+	switch {
+	case n == 1:
+		left = "1 process"
+	case n > 1:
+		left = fmt.Sprintf("%d processes", n)
+	}
+	m.log.With(slog.Int("code", m.st.appCode), slog.Int("left", n)).
+		Warnf("the app exited %d and left %s running: is it daemonising? (run it in the foreground; tend drains what is left now)", m.st.appCode, left)
 }

@@ -111,6 +111,16 @@ func (l *Loop) publish(st *probe.Status) {
 	l.server.Publish(st)
 }
 
+// countRest counts tend's descendants (as PID 1, every process in the
+// namespace but tend), from /proc.
+func (l *Loop) countRest() int {
+	pids, err := reaper.Descendants(os.Getpid())
+	if err != nil {
+		return -1
+	}
+	return len(pids)
+}
+
 // signalRest signals every process left: as PID 1, kill(-1) reaches exactly
 // the namespace minus tend; otherwise only tend's own descendants are
 // signalled, never the whole system.
