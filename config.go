@@ -61,6 +61,16 @@ func buildConfig(v values) (*lifecycle.Config, error) {
 			*h.dst = append(*h.dst, c)
 		}
 	}
+	if s, ok := v.str("user"); ok {
+		u, err := lifecycle.LookupUser(s)
+		if err == nil {
+			err = u.CheckSwitch()
+		}
+		if err != nil {
+			return nil, usagef("%v", err)
+		}
+		cfg.User = u
+	}
 	if s, ok := v.str("stop-signal"); ok {
 		sig, err := signals.Parse(s)
 		if err == nil {

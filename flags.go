@@ -78,6 +78,8 @@ func flagSpecs() []flagSpec {
 			usage: "run `ACTION` when a stop begins, before the stop signal reaches the app; repeatable"},
 		{long: "post-stop", kind: kindList, env: []string{"TEND_POST_STOP"}, splitEnv: lines,
 			usage: "run `ACTION` after the app has exited and the tree has drained; repeatable"},
+		{long: "user", kind: kindValue, env: []string{"TEND_USER"},
+			usage: "run the app, post-start, pre-stop and exec probes as `USER[:GROUP]`, names from the container's /etc/passwd and /etc/group or numbers, with the user's groups and HOME, as gosu; post-stop runs as tend"},
 		{long: "stop-signal", kind: kindValue, env: []string{"TEND_STOP_SIGNAL"},
 			usage: "`SIG` that a stop sends the app; received, it begins a stop like TERM and INT (Docker's STOPSIGNAL)", def: "SIGTERM"},
 		{long: "min-shutdown-window", kind: kindValue, env: []string{"TEND_MIN_SHUTDOWN_WINDOW"},

@@ -47,6 +47,9 @@ type Config struct {
 	// asked for the pod's deletion. Unset, a received TERM or INT is what
 	// the app gets, as with tini.
 	StopSignalSet bool
+	// User, when set, is who the app, post-start, pre-stop and exec
+	// probes run as (--user); nil: as tend.
+	User *User
 	// MinShutdownWindow is the least time the app gets between the stop
 	// signal and SIGKILL, even when pre-stop used up the grace period: the
 	// kubelet's minimumGracePeriodInSeconds (kuberuntime_container.go,
