@@ -254,7 +254,7 @@ func TestPauseMode(t *testing.T) {
 		t.Fatalf("pause mode exits 0 on TERM, got %d", code)
 	}
 	p = startTend(t, opts{pid1: true}, "-v")
-	p.stderr.wait(t, "pause mode", 10*time.Second) // logged once its handlers are in place
+	p.stderr.wait(t, "sidecar mode", 10*time.Second) // logged once its handlers are in place
 	p.signal(syscall.SIGINT)
 	if code := p.wait(10 * time.Second); code != 0 {
 		t.Fatalf("pause mode exits 0 on INT, got %d", code)

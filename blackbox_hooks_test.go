@@ -280,3 +280,12 @@ func TestPauseModeRunsEveryHook(t *testing.T) {
 		t.Fatalf("want pre-stop, then post-stop:\n%s", p.stdout)
 	}
 }
+
+// TestMultiLineHookIsOneScript: a hook variable set from a YAML `value: |`
+// block is one shell script, loop and all; --- separates several actions.
+func TestMultiLineHookIsOneScript(t *testing.T) {
+	code, out, errOut := runTend(t, opts{env: []string{"TEND_POST_STOP=for i in 1 2; do\n  echo hook-$i\ndone\n---\necho second"}}, "--", "true")
+	if code != 0 || !strings.Contains(out, "hook-1\nhook-2\nsecond") {
+		t.Fatalf("want the loop's two lines, then the second action; got %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
+	}
+}

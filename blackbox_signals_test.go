@@ -139,7 +139,7 @@ func TestTerminalForeground(t *testing.T) {
 // on, post-stop runs, and the app's code comes out.
 func TestSignalsFromInsideCannotKillTend(t *testing.T) {
 	// Fault signals, job control, and what Go keeps for itself or libc.
-	sigs := "4 5 6 7 8 11 13 16 17 21 22 23 25 27 29 30 31 32 33 34"
+	sigs := "4 5 6 7 8 11 13 16 17 21 22 23 27 31 32 33 34"
 	script := `sleep 0.2; for s in ` + sigs + `; do kill -$s 1 || echo "kill -$s failed"; done; sleep 0.3; echo app-survived; exit 7`
 	code, out, errOut := runTend(t, opts{pid1: true}, "--post-stop", "echo post-stop ran", "--", "sh", "-c", script)
 	if code != 7 || !strings.Contains(out, "app-survived") || !strings.Contains(out, "post-stop ran") || strings.Contains(out, "failed") {
@@ -158,7 +158,7 @@ func TestSignalsFromInsideCannotKillTend(t *testing.T) {
 // kill tend.
 func TestSignalsAtOnceCannotKillTend(t *testing.T) {
 	sigs := "4 5 6 7 8 11 13 16 17 21 22 23 25 27 29 30 31 32 33 34 10 12 14 26 28 35 40 64"
-	script := `trap '' USR1 USR2 ALRM VTALRM WINCH 35 40 64; for s in ` + sigs + `; do kill -$s 1 || echo "kill -$s failed"; done; echo app-survived; exit 7`
+	script := `trap '' USR1 USR2 ALRM VTALRM WINCH XFSZ IO PWR 35 40 64; for s in ` + sigs + `; do kill -$s 1 || echo "kill -$s failed"; done; echo app-survived; exit 7`
 	for i := 0; i < 5; i++ {
 		code, out, errOut := runTend(t, opts{pid1: true}, "--", "sh", "-c", script)
 		if code != 7 || !strings.Contains(out, "app-survived") || strings.Contains(out, "failed") {
@@ -168,4 +168,40 @@ func TestSignalsAtOnceCannotKillTend(t *testing.T) {
 			t.Fatalf("run %d: tend crashed:\n%s", i, errOut)
 		}
 	}
+}
+
+// TestPowerAndFileSignalsReachTheApp: PWR (with which LXC and Incus stop a
+// container's init), XFSZ and IO reach the app, as tini forwards them.
+func TestPowerAndFileSignalsReachTheApp(t *testing.T) {
+	p := startTend(t, opts{pid1: true}, "--", fakeappBin, "signals", "SIGTERM", "0")
+	p.stdout.wait(t, "ready", 10*time.Second)
+	for _, sig := range []syscall.Signal{syscall.SIGPWR, syscall.SIGXFSZ, syscall.SIGIO} {
+		// Registered right after the app's start: resend until the app
+		// has it, rather than wait for a time.
+		name := "got " + sigNameOf(sig)
+		deadline := time.Now().Add(10 * time.Second)
+		for !p.stdout.has(name) {
+			if time.Now().After(deadline) {
+				t.Fatalf("the app never got %v:\n%s", sig, p.stdout)
+			}
+			p.signal(sig)
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+	p.signal(syscall.SIGTERM)
+	if code := p.wait(10 * time.Second); code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+}
+
+func sigNameOf(sig syscall.Signal) string {
+	switch sig {
+	case syscall.SIGPWR:
+		return "SIGPWR"
+	case syscall.SIGXFSZ:
+		return "SIGXFSZ"
+	case syscall.SIGIO:
+		return "SIGIO"
+	}
+	return sig.String()
 }

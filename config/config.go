@@ -62,6 +62,16 @@ func buildConfig(v values) (*lifecycle.Config, error) {
 			*h.dst = append(*h.dst, c)
 		}
 	}
+	if s, ok := v.str("user"); ok {
+		u, err := lifecycle.LookupUser(s)
+		if err == nil {
+			err = u.CheckSwitch()
+		}
+		if err != nil {
+			return nil, usagef("%v", err)
+		}
+		cfg.User = u
+	}
 	if s, ok := v.str("stop-signal"); ok {
 		sig, err := signals.Parse(s)
 		if err == nil {
@@ -70,7 +80,7 @@ func buildConfig(v values) (*lifecycle.Config, error) {
 		if err != nil {
 			return nil, usagef("invalid --stop-signal value %s: %v", excerpt.Quote(s), err)
 		}
-		cfg.StopSignal = sig
+		cfg.StopSignal, cfg.StopSignalSet = sig, true
 	}
 	// After the stop signal: it is caught whatever it is, so a rule may
 	// rewrite it even when tend would not forward it.

@@ -122,7 +122,7 @@ func TestParseLogFormat(t *testing.T) {
 }
 
 func TestParseRewriteAndHooks(t *testing.T) {
-	cfg := mustParse(t, envOf("TEND_PRE_STOP", "echo one\n[\"/bin/two\", \"a,b\"]\n"),
+	cfg := mustParse(t, envOf("TEND_PRE_STOP", "echo one\n---\n[\"/bin/two\", \"a,b\"]\n", "TEND_POST_STOP", "for i in 1 2; do\n  echo $i\ndone\n"),
 		"-r", "TERM:QUIT", "-r", "10:0", "--rewrite-signal", "SIGUSR2:SIGHUP",
 		"--post-start", "echo hi, there", "--post-start", `["/bin/true"]`,
 		"--hook-timeout", "500ms", "--grace-period", "2m", "app")
@@ -132,6 +132,10 @@ func TestParseRewriteAndHooks(t *testing.T) {
 	}
 	if want := []hooks.Action{hooks.Command{Shell: "echo hi, there"}, hooks.Command{Argv: []string{"/bin/true"}}}; !reflect.DeepEqual(cfg.PostStart, want) {
 		t.Fatalf("post-start %+v", cfg.PostStart)
+	}
+	// A multi-line value is one script: a YAML `value: |` block.
+	if want := []hooks.Action{hooks.Command{Shell: "for i in 1 2; do\n  echo $i\ndone"}}; !reflect.DeepEqual(cfg.PostStop, want) {
+		t.Fatalf("post-stop %+v", cfg.PostStop)
 	}
 	if want := []hooks.Action{hooks.Command{Shell: "echo one"}, hooks.Command{Argv: []string{"/bin/two", "a,b"}}}; !reflect.DeepEqual(cfg.PreStop, want) {
 		t.Fatalf("pre-stop from env %+v", cfg.PreStop)

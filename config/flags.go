@@ -41,8 +41,8 @@ func flagSpecs() []flagSpec {
 	fields := func(s string) []string {
 		return strings.FieldsFunc(s, func(r rune) bool { return r == ',' || r == ' ' || r == '\t' || r == '\n' })
 	}
-	// A hook may contain commas and spaces, so its variable holds one
-	// command per line.
+	// A probe may contain commas and spaces, so its variable holds one
+	// probe per line.
 	d := lifecycle.Default()
 	lines := func(s string) []string {
 		var out []string
@@ -51,6 +51,29 @@ func flagSpecs() []flagSpec {
 				out = append(out, l)
 			}
 		}
+		return out
+	}
+	// A hook variable holds one action, which may span lines: a shell
+	// script from a YAML `value: |` block, or a JSON form pretty-printed.
+	// Several actions in one variable are separated by a line holding
+	// only ---, as YAML separates documents; the flag repeats as well.
+	actions := func(s string) []string {
+		var out []string
+		cur := []string{}
+		flush := func() {
+			if a := strings.Trim(strings.Join(cur, "\n"), "\n"); strings.TrimSpace(a) != "" {
+				out = append(out, a)
+			}
+			cur = cur[:0]
+		}
+		for _, l := range strings.Split(s, "\n") {
+			if strings.TrimSpace(l) == "---" {
+				flush()
+				continue
+			}
+			cur = append(cur, l)
+		}
+		flush()
 		return out
 	}
 	return append([]flagSpec{
@@ -72,12 +95,14 @@ func flagSpecs() []flagSpec {
 			usage: "write tend's log lines as `FORMAT`: text (tini's) or json (one object per line: time, level, msg, pid, fields)", def: "text"},
 		{long: "rewrite-signal", short: "r", kind: kindList, env: []string{"TEND_REWRITE_SIGNAL"}, splitEnv: fields,
 			usage: "forward signal FROM as TO (`FROM:TO`, names or numbers; TO=0 drops); repeatable"},
-		{long: "post-start", kind: kindList, env: []string{"TEND_POST_START"}, splitEnv: lines,
+		{long: "post-start", kind: kindList, env: []string{"TEND_POST_START"}, splitEnv: actions,
 			usage: "run `ACTION` once the app has started: a shell string, a JSON exec array, sleep:DUR, http(s)://URL or a JSON LifecycleHandler; repeatable; failure stops the app"},
-		{long: "pre-stop", kind: kindList, env: []string{"TEND_PRE_STOP"}, splitEnv: lines,
+		{long: "pre-stop", kind: kindList, env: []string{"TEND_PRE_STOP"}, splitEnv: actions,
 			usage: "run `ACTION` when a stop begins, before the stop signal reaches the app; repeatable"},
-		{long: "post-stop", kind: kindList, env: []string{"TEND_POST_STOP"}, splitEnv: lines,
+		{long: "post-stop", kind: kindList, env: []string{"TEND_POST_STOP"}, splitEnv: actions,
 			usage: "run `ACTION` after the app has exited and the tree has drained; repeatable"},
+		{long: "user", kind: kindValue, env: []string{"TEND_USER"},
+			usage: "run the app, post-start, pre-stop and exec probes as `USER[:GROUP]`, names from the container's /etc/passwd and /etc/group or numbers, with the user's groups and HOME, as gosu; post-stop runs as tend"},
 		{long: "stop-signal", kind: kindValue, env: []string{"TEND_STOP_SIGNAL"},
 			usage: "`SIG` that a stop sends the app; received, it begins a stop like TERM and INT (Docker's STOPSIGNAL)", def: "SIGTERM"},
 		{long: "min-shutdown-window", kind: kindValue, env: []string{"TEND_MIN_SHUTDOWN_WINDOW"},

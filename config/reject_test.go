@@ -43,7 +43,7 @@ func TestParseRejects(t *testing.T) {
 		{[]string{"-r", "PROF:USR1", "app"}, envOf(), "profiler"},
 		{[]string{"-r", "33:USR1", "app"}, envOf(), "reserved by the Go runtime"},
 		{[]string{"-r", "TTOU:0", "app"}, envOf(), "job-control"},
-		{[]string{"app"}, envOf("TEND_REWRITE_SIGNAL", "TERM:QUIT,XFSZ:TERM"), "SIGXFSZ is one that tend ignores"},
+		{[]string{"app"}, envOf("TEND_REWRITE_SIGNAL", "TERM:QUIT,TTIN:TERM"), "SIGTTIN is a job-control signal"},
 		{[]string{"app"}, envOf("TEND_REMAP_EXIT", "256"), "256"},
 		{[]string{"app"}, envOf("TINI_VERBOSITY", "loud"), "TINI_VERBOSITY"},
 		{[]string{"--post-start", "", "app"}, envOf(), "post-start"},

@@ -236,7 +236,7 @@ func TestImage(t *testing.T) {
 			t.Fatalf("tend --version in its image should print %q: %s", version, r)
 		}
 		name := base + "-pause"
-		p.detached(t, name, "pause mode", "-e", "TEND_VERBOSITY=2", tendImage)
+		p.detached(t, name, "sidecar mode", "-e", "TEND_VERBOSITY=2", tendImage)
 		if code, _, took := p.stop(t, name); code != "0" {
 			t.Fatalf("a pause container should exit 0 on TERM, got %s after %s", code, took)
 		}

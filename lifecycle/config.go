@@ -41,6 +41,15 @@ type Config struct {
 	// .stopSignal, Docker's STOPSIGNAL); received, it begins a stop as
 	// TERM and INT do.
 	StopSignal unix.Signal
+	// StopSignalSet says the user chose StopSignal (--stop-signal): then
+	// every stop sends it, whatever began the stop, received TERM and INT
+	// included, as the kubelet sends a container's stop signal whatever
+	// asked for the pod's deletion. Unset, a received TERM or INT is what
+	// the app gets, as with tini.
+	StopSignalSet bool
+	// User, when set, is who the app, post-start, pre-stop and exec
+	// probes run as (--user); nil: as tend.
+	User *User
 	// MinShutdownWindow is the least time the app gets between the stop
 	// signal and SIGKILL, even when pre-stop used up the grace period: the
 	// kubelet's minimumGracePeriodInSeconds (kuberuntime_container.go,
@@ -72,11 +81,18 @@ type Check struct {
 // flag help reads them from here.
 func Default() Config {
 	return Config{
-		Verbosity:    LevelWarn, // tini's default: warnings
-		Rewrite:      signals.Rewrite{},
-		HookTimeout:  30 * time.Second,
-		GracePeriod:  30 * time.Second, // terminationGracePeriodSeconds' default
-		DrainTimeout: 3 * time.Second,
+		Verbosity:   LevelWarn, // tini's default: warnings
+		Rewrite:     signals.Rewrite{},
+		HookTimeout: 30 * time.Second,
+		// The whole stop must end inside the runtime's own: docker stop
+		// and podman stop SIGKILL the container 10 s after their TERM,
+		// the kubelet after terminationGracePeriodSeconds (30 s by
+		// default). The rule (README, "Stopping"): grace period +
+		// min-shutdown-window + drain timeout + postStopFloor = 9.5 s,
+		// half a second under docker's 10. post-stop is cut at that
+		// sum (stopEnd); an explicit --grace-period moves it with it.
+		GracePeriod:  6 * time.Second,
+		DrainTimeout: time.Second,
 		StopSignal:   unix.SIGTERM, // as docker stop and the kubelet
 		// Kubernetes' minimumGracePeriodInSeconds.
 		MinShutdownWindow: 2 * time.Second,

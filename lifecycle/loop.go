@@ -76,11 +76,6 @@ func New(cfg Config, stderr io.Writer) (l *Loop, err error) {
 		l.log.Infof("health endpoint on http://%s", srv.Addr())
 	}
 	l.sigs = signals.Listen(cfg.StopSignal)
-	l.reap.OnStart(func(pid int) {
-		if err := l.sigs.ChildStarted(pid); err != nil {
-			l.log.With(errField(err)).Warnf("pid %d keeps tend's cap of %d queued signals: prlimit: %v", pid, signals.QueueLimit, err)
-		}
-	})
 	for _, sig := range l.sigs.Ignored {
 		l.log.Debugf("%s was ignored when tend started: it stays ignored, and the app inherits that", signals.Name(sig))
 	}
@@ -108,7 +103,9 @@ func (l *Loop) startApp() error {
 	if err != nil {
 		return err
 	}
-	app, err := l.reap.StartScript(appCommand(path, l.cfg.Args))
+	cmd := appCommand(path, l.cfg.Args)
+	l.cfg.User.apply(cmd)
+	app, err := l.reap.StartScript(cmd)
 	if err != nil {
 		return startError(l.cfg.Args[0], err)
 	}

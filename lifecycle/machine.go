@@ -33,6 +33,8 @@ type world interface {
 	// signalRest signals every process left but tend, and says what it
 	// signalled.
 	signalRest(sig unix.Signal) string
+	// countRest counts the processes left but tend; -1 when it cannot.
+	countRest() int
 	// reap collects whatever has exited; none reports no child at all.
 	reapNow() (none bool, err error)
 	// publish hands the health endpoint a snapshot.
@@ -143,7 +145,7 @@ func newMachine(cfg *Config, log *Logger, w world, now func() time.Time, baseEnv
 // starts post-start and the probes, or phasePause without one.
 func (m *machine) begin(pid int) {
 	if pid <= 0 {
-		m.transition(phasePause, "no program given: pause mode, reaping until TERM or INT")
+		m.transition(phasePause, "no program given: sidecar mode, reaping (and answering the health endpoint) until TERM or INT")
 		if len(m.cfg.PostStart) > 0 {
 			m.startHook(hookPostStart, time.Time{})
 		} else {
@@ -203,6 +205,9 @@ func (m *machine) onSignal(recv unix.Signal) {
 	if m.isStopSignal(recv) {
 		switch {
 		case m.canBeginStop():
+			if m.cfg.StopSignalSet {
+				sig = m.ownStopSignal()
+			}
 			m.beginStop(sig, "received "+signals.Name(recv), sigField(recv))
 			return
 		case m.st.phase == phaseStopping && !m.st.stopSent && m.st.hasApp:

@@ -75,6 +75,13 @@ func (m *machine) sendStop() {
 		after := now.Sub(m.st.stopBegan).Round(time.Millisecond)
 		m.log.With(sigField(m.st.stopSignal), durField(after)).Infof("stop: sending %s to the app, %s after the stop began", signals.Name(m.st.stopSignal), after)
 		m.forward(m.st.stopSignal)
+		// A stopped app (kill -STOP, a debugger, a frozen cgroup left
+		// thawed) cannot act on the stop signal until continued: SIGCONT
+		// right after it, as systemd sends, lets it stop at once instead
+		// of waiting out the grace period for SIGKILL.
+		if m.st.stopSignal != unix.SIGCONT {
+			m.forward(unix.SIGCONT)
+		}
 	}
 	for _, sig := range m.st.held {
 		m.forward(sig)
@@ -170,6 +177,9 @@ func (m *machine) beginDrain() {
 		m.endDrain()
 		return
 	}
+	if m.st.hasApp && !m.st.terminating {
+		m.warnDaemonised()
+	}
 	who := m.w.signalRest(unix.SIGTERM)
 	m.log.With(sigField(unix.SIGTERM), slog.String("targets", who), slog.Duration("drain_timeout", m.cfg.DrainTimeout)).
 		Infof("drain: sent SIGTERM to %s; waiting up to %s", who, m.cfg.DrainTimeout)
@@ -202,5 +212,43 @@ func (m *machine) endDrain() {
 		m.transition(phaseDone, "no post-stop hook")
 		return
 	}
-	m.startHook(hookPostStop, time.Time{})
+	m.startHook(hookPostStop, m.stopEnd())
+}
+
+// postStopFloor is what post-stop gets at least, and what the default
+// stop leaves it before docker stop's SIGKILL (Default).
+const postStopFloor = 500 * time.Millisecond
+
+// stopEnd is when post-stop is cut after a stop: the grace period, the
+// shutdown window pre-stop may have forced, and the drain, then
+// postStopFloor, all from the start of the stop; never less than
+// postStopFloor from now. With the defaults that is 9.5 s, inside docker
+// stop's 10. After an app that exited on its own, nothing but
+// --hook-timeout bounds post-stop: zero.
+func (m *machine) stopEnd() time.Time {
+	if m.st.stopBegan.IsZero() {
+		return time.Time{}
+	}
+	end := m.st.stopBegan.Add(m.cfg.GracePeriod + m.cfg.MinShutdownWindow + m.cfg.DrainTimeout + postStopFloor)
+	if floor := m.now().Add(postStopFloor); end.Before(floor) {
+		end = floor
+	}
+	return end
+}
+
+// warnDaemonised says, at the default verbosity, that the app exited on its
+// own and left processes running: usually a server that daemonised (nginx
+// without `daemon off;`), whose real process tend is about to drain while
+// the app's 0 reads as success.
+func (m *machine) warnDaemonised() {
+	n := m.w.countRest()
+	left := "processes"
+	switch {
+	case n == 1:
+		left = "1 process"
+	case n > 1:
+		left = fmt.Sprintf("%d processes", n)
+	}
+	m.log.With(slog.Int("code", m.st.appCode), slog.Int("left", n)).
+		Warnf("the app exited %d and left %s running: is it daemonising? (run it in the foreground; tend drains what is left now)", m.st.appCode, left)
 }

@@ -44,7 +44,11 @@ func (l *Loop) startHook(kind HookKind, cmds []hooks.Action, env []string, deadl
 	out := l.relay
 	go func() {
 		start := time.Now()
-		r := hooks.Runner{Starter: l.childStarter(), Env: env, Get: l.hookGet, Timeout: l.cfg.HookTimeout, Out: out}
+		as := l.cfg.User
+		if kind == hookPostStop {
+			as = nil // cleans up after the app, as tend itself
+		}
+		r := hooks.Runner{Starter: l.childStarter(as), Env: env, Get: l.hookGet, Timeout: l.cfg.HookTimeout, Out: out}
 		err := r.Run(run, cmds)
 		release()
 		// The loop reads events until every hook has reported.
@@ -77,7 +81,7 @@ func (l *Loop) startProbes(runs []probeRun) {
 	}
 	ctx := l.probeCtx
 	for _, r := range runs {
-		x := probe.Exec{Starter: l.childStarter(), Env: r.env}
+		x := probe.Exec{Starter: l.childStarter(l.cfg.User), Env: r.env}
 		go probe.Run(ctx, r.check.Checker, r.check.Params, x, func(err error) bool {
 			select {
 			case l.events <- probeDone{idx: r.idx, err: err}:
@@ -94,14 +98,17 @@ func (l *Loop) stopProbes() { l.stopProbe() }
 // childStarter starts hooks and exec probes through the reaper with the
 // signal dispositions tend inherited, not the ones it set for its own
 // survival after the app started (signals.Channels.ForChild).
-func (l *Loop) childStarter() hooks.Starter { return childStarter{l.reap, l.sigs} }
+// as, when set, is the --user they run as.
+func (l *Loop) childStarter(as *User) hooks.Starter { return childStarter{l.reap, l.sigs, as} }
 
 type childStarter struct {
 	r    *reaper.Reaper
 	sigs *signals.Channels
+	as   *User
 }
 
 func (s childStarter) Start(cmd *exec.Cmd) (c *reaper.Child, err error) {
+	s.as.apply(cmd)
 	s.sigs.ForChild(func() { c, err = s.r.Start(cmd) })
 	return c, err
 }
@@ -111,6 +118,16 @@ func (l *Loop) reapNow() (bool, error) { return l.reap.Reap() }
 func (l *Loop) publish(st *health.Status) {
 	st.ZombiesReaped = l.orphans.Load()
 	l.server.Publish(st)
+}
+
+// countRest counts tend's descendants (as PID 1, every process in the
+// namespace but tend), from /proc.
+func (l *Loop) countRest() int {
+	pids, err := reaper.Descendants(os.Getpid())
+	if err != nil {
+		return -1
+	}
+	return len(pids)
 }
 
 // signalRest signals every process left: as PID 1, kill(-1) reaches exactly

@@ -79,6 +79,13 @@ func (r *recorder) signalRest(sig unix.Signal) string {
 
 func (r *recorder) reapNow() (bool, error) { return !r.children, nil }
 
+func (r *recorder) countRest() int {
+	if r.children {
+		return 3
+	}
+	return 0
+}
+
 func (r *recorder) publish(st *health.Status) { r.published = st }
 
 // newTestMachine builds a machine over a recorder, with cfg applied over

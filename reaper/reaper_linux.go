@@ -57,16 +57,7 @@ type Reaper struct {
 	// noPidfd is set once clone(CLONE_PIDFD) has been refused; later
 	// starts ask for no pidfd.
 	noPidfd atomic.Bool
-	// started, if set, is called under mu with each new child's pid,
-	// before anything can reap it (OnStart).
-	started func(pid int)
 }
-
-// OnStart sets a function that Start calls, under the lock, with the pid
-// of each process it has just started, before Start returns: what tend
-// changed about itself after the app started, and must not pass on, is
-// given back there. f must not block. Call OnStart before the first Start.
-func (r *Reaper) OnStart(f func(pid int)) { r.started = f }
 
 // New returns the reaper. There must be only one per process. orphan, if
 // not nil, is called for each reaped orphan; it must not block.

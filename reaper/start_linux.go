@@ -84,9 +84,6 @@ func (r *Reaper) start(cmd *exec.Cmd) (*Child, error) {
 	}
 	c := &Child{Pid: pid, r: r, pidfd: pidfd, done: make(chan Exit, 1)}
 	r.subs[pid] = c
-	if r.started != nil {
-		r.started(pid)
-	}
 	return c, nil
 }
 

@@ -120,7 +120,8 @@ func (c *Channels) ForChild(start func()) {
 			_ = ignoreRaw(s) // as above
 		}
 	}()
-	start()
+	// And the queue limit tend was given, not its own cap.
+	c.queue.around(start)
 }
 
 // The values of a struct sigaction's handler for SIG_DFL and SIG_IGN.

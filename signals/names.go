@@ -36,6 +36,9 @@ func Forwarded() []unix.Signal {
 		unix.SIGHUP, unix.SIGINT, unix.SIGQUIT, unix.SIGTERM,
 		unix.SIGUSR1, unix.SIGUSR2, unix.SIGALRM, unix.SIGCONT,
 		unix.SIGTSTP, unix.SIGWINCH, unix.SIGXCPU, unix.SIGVTALRM,
+		// LXC and Incus stop a container's init with PWR; tini forwards
+		// these three, and a Go program receives them through Notify.
+		unix.SIGXFSZ, unix.SIGIO, unix.SIGPWR,
 	}
 	for n := firstForwardable; n <= rtMax; n++ {
 		s = append(s, unix.Signal(n))

@@ -41,14 +41,9 @@ type Channels struct {
 
 // CapQueue caps tend's own queue of realtime signals at QueueLimit (see
 // there for why). Call it once the app has started, so that the app
-// inherits the limit tend was given; every process started later gets that
-// limit back through ChildStarted.
+// inherits the limit tend was given; every process started later through
+// ForChild gets that limit too.
 func (c *Channels) CapQueue() error { return c.queue.lower() }
-
-// ChildStarted gives pid, a process tend has just started, the queue limit
-// tend inherited, if CapQueue lowered tend's own. The reaper calls it under
-// its lock, while pid is certainly the child's.
-func (c *Channels) ChildStarted(pid int) error { return c.queue.restore(pid) }
 
 // stopSignals always begin a stop; they are forwarded once pre-stop has
 // run.

@@ -39,8 +39,8 @@ import (
 const QueueLimit = 1024
 
 // queue holds the limit tend inherited, to give back to every process it
-// starts after lowering its own: RLIMIT_SIGPENDING is inherited at fork,
-// and a hook or a probe must not run with tend's cap.
+// starts after lowering its own (around): RLIMIT_SIGPENDING is inherited
+// at fork, and a hook or a probe must not run with tend's cap.
 type queue struct {
 	inherited unix.Rlimit
 	lowered   atomic.Bool
@@ -70,18 +70,30 @@ func (q *queue) lower() error {
 	return nil
 }
 
-// restore gives pid the limit tend inherited, if tend lowered its own.
-func (q *queue) restore(pid int) error {
+// around runs start, a fork, with tend's own limit back at the inherited
+// one, so that the child inherits that: a child cannot be given it
+// afterwards, since prlimit(2) on a process that has switched to another
+// user (--user) needs CAP_SYS_RESOURCE, which container runtimes drop.
+// tend's queue is uncapped only for the fork's few microseconds. Raising a
+// soft limit back up to the hard one, which tend kept, needs no privilege.
+func (q *queue) around(start func()) {
 	if !q.lowered.Load() {
-		return nil
+		start()
+		return
 	}
 	lim := q.inherited
-	return prlimit(pid, &lim, nil)
+	_ = prlimit(0, &lim, nil) // as lower's own call succeeded: cannot fail
+	defer func() {
+		capped := unix.Rlimit{Cur: QueueLimit, Max: q.inherited.Max}
+		_ = prlimit(0, &capped, nil) // the same call lower made
+	}()
+	start()
 }
 
 // prlimit is prlimit64(pid, RLIMIT_SIGPENDING, set, old) as a raw system
-// call: it is made under the reaper's lock after each fork, where a call
-// that tells the scheduler it may block would hand the P away for nothing.
+// call: it is made around each fork, under the lock that serialises them,
+// where a call that tells the scheduler it may block would hand the P away
+// for nothing.
 func prlimit(pid int, set, old *unix.Rlimit) error {
 	_, _, errno := unix.RawSyscall6(unix.SYS_PRLIMIT64, uintptr(pid), unix.RLIMIT_SIGPENDING,
 		uintptr(unsafe.Pointer(set)), uintptr(unsafe.Pointer(old)), 0, 0)

@@ -140,7 +140,8 @@ var names = map[syscall.Signal]string{
 	syscall.SIGWINCH: "SIGWINCH", syscall.SIGPROF: "SIGPROF", syscall.SIGXCPU: "SIGXCPU",
 	syscall.SIGVTALRM: "SIGVTALRM", syscall.SIGURG: "SIGURG", syscall.SIGPIPE: "SIGPIPE",
 	syscall.SIGCHLD: "SIGCHLD", syscall.SIGKILL: "SIGKILL", syscall.SIGTTIN: "SIGTTIN",
-	syscall.SIGTTOU: "SIGTTOU", syscall.SIGSEGV: "SIGSEGV",
+	syscall.SIGTTOU: "SIGTTOU", syscall.SIGSEGV: "SIGSEGV", syscall.SIGPWR: "SIGPWR",
+	syscall.SIGXFSZ: "SIGXFSZ", syscall.SIGIO: "SIGIO",
 }
 
 func sigName(s syscall.Signal) string {
