@@ -145,9 +145,13 @@ func probeKindSpecs() []flagSpec {
 	for _, kind := range []string{"startup", "ready", "live"} {
 		for _, set := range probeSettings {
 			long := kind + "-probe-" + set
+			unit := "DUR" // the placeholder -h shows, as the shared flags' own
+			if strings.HasSuffix(set, "threshold") {
+				unit = "N"
+			}
 			out = append(out, flagSpec{long: long, kind: kindValue,
 				env:   []string{"TEND_" + strings.ToUpper(strings.ReplaceAll(kind+"_probe_"+set, "-", "_"))},
-				usage: "the " + kind + " probes' " + set + " (default: --probe-" + set + ")"})
+				usage: "the " + kind + " probes' " + set + ", `" + unit + "` (default: --probe-" + set + ")"})
 		}
 	}
 	return out

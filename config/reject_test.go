@@ -43,6 +43,9 @@ func TestParseRejects(t *testing.T) {
 		{[]string{"-r", "PROF:USR1", "app"}, envOf(), "profiler"},
 		{[]string{"-r", "33:USR1", "app"}, envOf(), "reserved by the Go runtime"},
 		{[]string{"-r", "TTOU:0", "app"}, envOf(), "job-control"},
+		// Long flags named with two dashes, as -h writes them.
+		{[]string{"--grace-period"}, envOf(), "flag needs an argument: --grace-period"},
+		{[]string{"--no-such-flag", "app"}, envOf(), "not defined: --no-such-flag"},
 		{[]string{"app"}, envOf("TEND_REWRITE_SIGNAL", "TERM:QUIT,TTIN:TERM"), "SIGTTIN is a job-control signal"},
 		{[]string{"app"}, envOf("TEND_REMAP_EXIT", "256"), "256"},
 		{[]string{"app"}, envOf("TINI_VERBOSITY", "loud"), "TINI_VERBOSITY"},

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -39,7 +40,7 @@ func readValues(args []string, env LookupEnv, specs []flagSpec) (values, error) 
 		}
 	}
 	if err := set.Parse(argv); err != nil {
-		return values{}, usagef("%v", err)
+		return values{}, usagef("%s", longDashes(err.Error()))
 	}
 	given := map[string]bool{}
 	set.Visit(func(f *flag.Flag) { given[f.Name] = true })
@@ -249,4 +250,15 @@ func bareNumber(s string) bool {
 		}
 	}
 	return digits > 0 && dots <= 1
+}
+
+// flagNameRE is a flag's name as package flag writes it in an error: one
+// dash, whatever the user typed.
+var flagNameRE = regexp.MustCompile(`(^|[\s:])-([A-Za-z0-9][A-Za-z0-9-]+)`)
+
+// longDashes writes a long flag's name in package flag's errors with the
+// two dashes tend's help and README use ("flag needs an argument:
+// --user"), and a one-letter name with one.
+func longDashes(msg string) string {
+	return flagNameRE.ReplaceAllString(msg, "$1--$2")
 }
