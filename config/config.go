@@ -53,7 +53,7 @@ func buildConfig(v values) (*lifecycle.Config, error) {
 	for _, h := range []struct {
 		flag string
 		dst  *[]hooks.Action
-	}{{"post-start", &cfg.PostStart}, {"pre-stop", &cfg.PreStop}, {"post-stop", &cfg.PostStop}} {
+	}{{"pre-start", &cfg.PreStart}, {"post-start", &cfg.PostStart}, {"pre-stop", &cfg.PreStop}, {"post-stop", &cfg.PostStop}} {
 		for _, val := range v.list(h.flag) {
 			c, err := hooks.ParseAction(val)
 			if err != nil {

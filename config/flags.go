@@ -95,6 +95,8 @@ func flagSpecs() []flagSpec {
 			usage: "write tend's log lines as `FORMAT`: text (tini's) or json (one object per line: time, level, msg, pid, fields)", def: "text"},
 		{long: "rewrite-signal", short: "r", kind: kindList, env: []string{"TEND_REWRITE_SIGNAL"}, splitEnv: fields,
 			usage: "forward signal FROM as TO (`FROM:TO`, names or numbers; TO=0 drops); repeatable"},
+		{long: "pre-start", kind: kindList, env: []string{"TEND_PRE_START"}, splitEnv: actions,
+			usage: "run `ACTION` before the app starts, as tend's own user (not --user's); repeatable; if one fails the app never starts and tend exits 69"},
 		{long: "post-start", kind: kindList, env: []string{"TEND_POST_START"}, splitEnv: actions,
 			usage: "run `ACTION` once the app has started: a shell string, a JSON exec array, sleep:DUR, http(s)://URL or a JSON LifecycleHandler; repeatable; failure stops the app"},
 		{long: "pre-stop", kind: kindList, env: []string{"TEND_PRE_STOP"}, splitEnv: actions,

@@ -31,6 +31,11 @@ type Config struct {
 	// default) or LogJSON.
 	LogFormat LogFormat
 
+	// PreStart runs before the app starts, as tend's own user (set-up
+	// such as fixing a volume's ownership before --user drops to the
+	// app's user, as an official image's docker-entrypoint.sh does); if
+	// one fails the app never starts and tend exits 69.
+	PreStart     []hooks.Action
 	PostStart    []hooks.Action
 	PreStop      []hooks.Action
 	PostStop     []hooks.Action

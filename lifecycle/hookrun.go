@@ -55,6 +55,8 @@ func (m *machine) onHookDone(d hookDone) {
 		m.log.With(hookField(d.kind), durField(dur)).Infof("%s succeeded in %s", d.kind, dur)
 	}
 	switch d.kind {
+	case hookPreStart:
+		m.onPreStart(d.err)
 	case hookPostStart:
 		m.onPostStart(d.err)
 	case hookPreStop:
@@ -65,6 +67,31 @@ func (m *machine) onHookDone(d hookDone) {
 	case hookPostStop:
 		m.transition(phaseDone, "post-stop finished")
 	}
+}
+
+// onPreStart starts the app once pre-start has succeeded. When it failed,
+// or a stop signal came meanwhile, or the app cannot start, the app never
+// runs: the tree drains and post-stop runs, as after any app.
+func (m *machine) onPreStart(err error) {
+	switch {
+	case m.st.terminating:
+		m.beginDrain()
+		return
+	case err != nil:
+		m.st.exitOverride = ExitPostStartFailed
+		m.decided(fmt.Sprintf("pre-start failed: %v", err))
+		m.beginDrain()
+		return
+	}
+	pid, err := m.w.startApp()
+	if err != nil {
+		m.st.exitOverride = ExitCode(err)
+		m.decided(err.Error())
+		m.log.With(errField(err)).Errorf("%v", err)
+		m.beginDrain()
+		return
+	}
+	m.begin(pid)
 }
 
 func (m *machine) onPostStart(err error) {

@@ -12,6 +12,7 @@ type HookKind int
 
 const (
 	hookNone HookKind = iota
+	hookPreStart
 	hookPostStart
 	hookPreStop
 	hookPostStop
@@ -19,6 +20,8 @@ const (
 
 func (k HookKind) String() string {
 	switch k {
+	case hookPreStart:
+		return "pre-start"
 	case hookPostStart:
 		return "post-start"
 	case hookPreStop:
@@ -31,6 +34,8 @@ func (k HookKind) String() string {
 
 func (c *Config) hookCommands(k HookKind) []hooks.Action {
 	switch k {
+	case hookPreStart:
+		return c.PreStart
 	case hookPostStart:
 		return c.PostStart
 	case hookPreStop:

@@ -84,8 +84,9 @@ func New(cfg Config, stderr io.Writer) (l *Loop, err error) {
 	began := time.Now()
 	want, have := reserveThreads(&l.cfg)
 	l.log.Debugf("threads: %d, created before the app starts in %s (budget %d, GOMAXPROCS=1; -1: /proc unreadable)", have, time.Since(began).Round(time.Microsecond), want)
-	if len(cfg.Args) > 0 {
-		if err := l.startApp(); err != nil {
+	// With pre-start, the app starts from the loop once it has run.
+	if len(cfg.Args) > 0 && len(cfg.PreStart) == 0 {
+		if err := l.startAppNow(); err != nil {
 			l.closeServer()
 			return nil, err
 		}
@@ -98,7 +99,7 @@ func New(cfg Config, stderr io.Writer) (l *Loop, err error) {
 	return l, nil
 }
 
-func (l *Loop) startApp() error {
+func (l *Loop) startAppNow() error {
 	path, err := lookPath(l.cfg.Args[0])
 	if err != nil {
 		return err
@@ -218,7 +219,12 @@ func (l *Loop) Run(ctx context.Context) int {
 			ctxDone = nil
 			ev = cancelled{}
 		}
+		started := l.app
 		l.m.handle(ev)
+		if started == nil && l.app != nil {
+			// Started by the event just handled (after pre-start).
+			appDone = l.app.Done()
+		}
 	}
 	if l.m.st.reason != "" {
 		l.writeTerminationMessage(l.m.st.reason)

@@ -35,6 +35,9 @@ type world interface {
 	signalRest(sig unix.Signal) string
 	// countRest counts the processes left but tend; -1 when it cannot.
 	countRest() int
+	// startApp starts the app once pre-start has succeeded; an error is
+	// one its ExitCode describes (126, 127), as a start in New.
+	startApp() (pid int, err error)
 	// reap collects whatever has exited; none reports no child at all.
 	reapNow() (none bool, err error)
 	// publish hands the health endpoint a snapshot.
@@ -144,6 +147,13 @@ func newMachine(cfg *Config, log *Logger, w world, now func() time.Time, baseEnv
 // begin enters the first phase: phaseStarting with an app (pid > 0), which
 // starts post-start and the probes, or phasePause without one.
 func (m *machine) begin(pid int) {
+	if m.st.phase == phaseNone && len(m.cfg.PreStart) > 0 {
+		// The app starts once pre-start has succeeded (onPreStart).
+		m.transition(phasePreStart, "pre-start runs before the app")
+		m.startHook(hookPreStart, time.Time{})
+		m.publish()
+		return
+	}
 	if pid <= 0 {
 		m.transition(phasePause, "no program given: sidecar mode, reaping (and answering the health endpoint) until TERM or INT")
 		if len(m.cfg.PostStart) > 0 {
@@ -204,6 +214,13 @@ func (m *machine) onSignal(recv unix.Signal) {
 	}
 	if m.isStopSignal(recv) {
 		switch {
+		case m.st.phase == phasePreStart:
+			// Nothing to stop yet: pre-start is cut, the app never
+			// starts, and the drain and post-stop follow.
+			m.st.terminating = true
+			m.log.With(sigField(recv)).Infof("received %s during pre-start: the app will not start", signals.Name(recv))
+			m.cancelHook(hookPreStart, errors.New("received "+signals.Name(recv)))
+			return
 		case m.canBeginStop():
 			if m.cfg.StopSignalSet {
 				sig = m.ownStopSignal()

@@ -11,6 +11,8 @@ type Phase int
 
 const (
 	phaseNone Phase = iota
+	// phasePreStart: pre-start runs; the app has not started.
+	phasePreStart
 	// phaseStarting: the app runs and its post-start hooks have not all
 	// succeeded yet; not ready.
 	phaseStarting
@@ -30,7 +32,7 @@ const (
 	phaseDone
 )
 
-var phaseNames = [...]string{"none", "starting", "running", "pause", "stopping", "draining", "post-stop", "done"}
+var phaseNames = [...]string{"none", "pre-start", "starting", "running", "pause", "stopping", "draining", "post-stop", "done"}
 
 func (p Phase) String() string {
 	if p < 0 || int(p) >= len(phaseNames) {
@@ -42,7 +44,8 @@ func (p Phase) String() string {
 // next lists, for each phase, the phases it may move to. Anything else is
 // an internal error.
 var next = map[Phase][]Phase{
-	phaseNone:     {phaseStarting, phasePause},
+	phaseNone:     {phasePreStart, phaseStarting, phasePause},
+	phasePreStart: {phaseStarting, phasePause, phaseDraining},
 	phaseStarting: {phaseRunning, phaseStopping, phaseDraining},
 	phaseRunning:  {phaseStopping, phaseDraining},
 	phasePause:    {phaseStopping},

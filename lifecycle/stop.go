@@ -160,7 +160,10 @@ func (m *machine) advance() {
 // tend's descendants otherwise) and gives them the drain timeout.
 func (m *machine) beginDrain() {
 	why := "the app exited"
-	if !m.st.hasApp {
+	switch {
+	case m.st.phase == phasePreStart:
+		why = "the app never started"
+	case !m.st.hasApp:
 		why = "pause mode stopped"
 	}
 	if !m.transition(phaseDraining, why) {

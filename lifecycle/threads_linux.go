@@ -80,13 +80,13 @@ func threadBudget(cfg *Config) int {
 	switch {
 	case len(cfg.PostStart) > 0 && len(cfg.PreStop) > 0:
 		n += 2
-	case len(cfg.PostStart) > 0, len(cfg.PreStop) > 0, len(cfg.PostStop) > 0:
+	case len(cfg.PreStart) > 0, len(cfg.PostStart) > 0, len(cfg.PreStop) > 0, len(cfg.PostStop) > 0:
 		n++
 	}
 	// The hooks' Relay: its one copier, in write(2) on a stdout or stderr
 	// that may block. Hook and probe output pipes are read through the
 	// netpoller, which costs no thread.
-	if hasCommand(cfg.PostStart, cfg.PreStop, cfg.PostStop) {
+	if hasCommand(cfg.PreStart, cfg.PostStart, cfg.PreStop, cfg.PostStop) {
 		n++
 	}
 	// Probe goroutines, one per check; an exec check forks under the

@@ -45,8 +45,8 @@ func (l *Loop) startHook(kind HookKind, cmds []hooks.Action, env []string, deadl
 	go func() {
 		start := time.Now()
 		as := l.cfg.User
-		if kind == hookPostStop {
-			as = nil // cleans up after the app, as tend itself
+		if kind == hookPostStop || kind == hookPreStart {
+			as = nil // set-up before and clean-up after the app: as tend itself
 		}
 		r := hooks.Runner{Starter: l.childStarter(as), Env: env, Get: l.hookGet, Timeout: l.cfg.HookTimeout, Out: out}
 		err := r.Run(run, cmds)
@@ -114,6 +114,18 @@ func (s childStarter) Start(cmd *exec.Cmd) (c *reaper.Child, err error) {
 }
 
 func (l *Loop) reapNow() (bool, error) { return l.reap.Reap() }
+
+// startApp starts the app after pre-start: by then tend has set up its own
+// signal dispositions and queue cap, so the fork goes through ForChild,
+// which gives the app what tend inherited, as a start in New does.
+func (l *Loop) startApp() (int, error) {
+	var err error
+	l.sigs.ForChild(func() { err = l.startAppNow() })
+	if err != nil {
+		return 0, err
+	}
+	return l.app.Pid, nil
+}
 
 func (l *Loop) publish(st *health.Status) {
 	st.ZombiesReaped = l.orphans.Load()

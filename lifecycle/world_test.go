@@ -20,6 +20,7 @@ type recorder struct {
 	appGone   bool // signalApp answers errNoApp
 	children  bool // reapNow finds children left
 	published *health.Status
+	startErr  error           // startApp fails with it
 	log       strings.Builder // tend's log lines: the phases come from here
 }
 
@@ -78,6 +79,14 @@ func (r *recorder) signalRest(sig unix.Signal) string {
 }
 
 func (r *recorder) reapNow() (bool, error) { return !r.children, nil }
+
+func (r *recorder) startApp() (int, error) {
+	r.act("start app")
+	if r.startErr != nil {
+		return 0, r.startErr
+	}
+	return 42, nil
+}
 
 func (r *recorder) countRest() int {
 	if r.children {
