@@ -1,77 +1,32 @@
 package http1
 
 import (
-	"bufio"
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"net"
 	"net/url"
-	"strings"
 	"testing"
 	"time"
+
+	"github.com/tend-init/tend/internal/rawpeer"
 )
 
-// oneMiB is the body the cap tests offer: a hundred times the cap.
-const oneMiB = 1 << 20
+// The fake peer is internal/rawpeer's, shared with the other package's
+// body tests.
+const oneMiB = rawpeer.OneMiB
 
 // kubeletBodyCap is the kubelet's maxRespBodyLength, written out so that a
 // change of maxResponseBody shows.
 const kubeletBodyCap = 10 << 10
 
-// bodyHeads is a response head for a 1 MiB body in each framing.
-var bodyHeads = map[string]string{
-	"content-length": fmt.Sprintf("HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n", oneMiB),
-	"chunked":        "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n",
-	"until close":    "HTTP/1.1 200 OK\r\n\r\n",
-}
+var bodyHeads = rawpeer.BodyHeads
 
-// bodyChunk is the next n body bytes in a framing.
-func bodyChunk(framing string, n int) string {
-	if framing == "chunked" {
-		return fmt.Sprintf("%x\r\n%s\r\n", n, strings.Repeat("b", n))
-	}
-	return strings.Repeat("b", n)
-}
+func bodyChunk(framing string, n int) string { return rawpeer.Chunk(framing, n) }
 
-// serveRaw serves each connection to a loopback listener with serve, and
-// returns the listener's address.
-func serveRaw(t *testing.T, serve func(c net.Conn)) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = ln.Close() }) // test cleanup
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return // closed by the cleanup
-			}
-			go func() {
-				defer func() { _ = c.Close() }()                   // test cleanup
-				_ = c.SetDeadline(time.Now().Add(5 * time.Second)) // bounds the fake server too
-				if readRequest(c) == nil {
-					serve(c)
-				}
-			}()
-		}
-	}()
-	return ln.Addr().String()
-}
+func serveRaw(t *testing.T, serve func(c net.Conn)) string { return rawpeer.Serve(t, serve) }
 
-// readRequest reads a request head up to its blank line.
-func readRequest(c net.Conn) error {
-	br := bufio.NewReader(c)
-	for {
-		line, err := br.ReadString('\n')
-		if err != nil || line == "\r\n" {
-			return err
-		}
-	}
-}
+func readRequest(c net.Conn) error { return rawpeer.ReadRequest(c) }
 
 // TestBodyConsumed: over a synchronous pipe, where the server's writes
 // finish only as the client reads, the client reads exactly the head and

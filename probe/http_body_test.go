@@ -1,16 +1,16 @@
 package probe
 
 import (
-	"bufio"
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"net"
 	"os"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/tend-init/tend/internal/rawpeer"
 )
 
 // TestBodyCap: a 1 MiB body, in each framing, does not fail the probe, and
@@ -103,61 +103,12 @@ func TestBodyFraming(t *testing.T) {
 	}
 }
 
-// The helpers below are http1's body tests' (http1/body_test.go): the
-// probe's tests of bodies drive the same fake servers through HTTP.Check.
+// The fake peer is internal/rawpeer's, shared with the other package's
+// body tests.
+const oneMiB = rawpeer.OneMiB
 
-// oneMiB is the body the cap tests offer: a hundred times the cap.
-const oneMiB = 1 << 20
+var bodyHeads = rawpeer.BodyHeads
 
-// bodyHeads is a response head for a 1 MiB body in each framing.
-var bodyHeads = map[string]string{
-	"content-length": fmt.Sprintf("HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n", oneMiB),
-	"chunked":        "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n",
-	"until close":    "HTTP/1.1 200 OK\r\n\r\n",
-}
+func bodyChunk(framing string, n int) string { return rawpeer.Chunk(framing, n) }
 
-// bodyChunk is the next n body bytes in a framing.
-func bodyChunk(framing string, n int) string {
-	if framing == "chunked" {
-		return fmt.Sprintf("%x\r\n%s\r\n", n, strings.Repeat("b", n))
-	}
-	return strings.Repeat("b", n)
-}
-
-// serveRaw serves each connection to a loopback listener with serve, and
-// returns the listener's address.
-func serveRaw(t *testing.T, serve func(c net.Conn)) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = ln.Close() }) // test cleanup
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return // closed by the cleanup
-			}
-			go func() {
-				defer func() { _ = c.Close() }()                   // test cleanup
-				_ = c.SetDeadline(time.Now().Add(5 * time.Second)) // bounds the fake server too
-				if readRequest(c) == nil {
-					serve(c)
-				}
-			}()
-		}
-	}()
-	return ln.Addr().String()
-}
-
-// readRequest reads a request head up to its blank line.
-func readRequest(c net.Conn) error {
-	br := bufio.NewReader(c)
-	for {
-		line, err := br.ReadString('\n')
-		if err != nil || line == "\r\n" {
-			return err
-		}
-	}
-}
+func serveRaw(t *testing.T, serve func(c net.Conn)) string { return rawpeer.Serve(t, serve) }
