@@ -1,7 +1,6 @@
 package hooks
 
 import (
-	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
@@ -53,25 +52,7 @@ func ParseAction(s string) (Action, error) {
 	case strings.HasPrefix(t, "http://"), strings.HasPrefix(t, "https://"):
 		return parseURL(t)
 	}
-	return ParseCommand(s)
-}
-
-// ParseCommand is Parse with errors that quote only an excerpt of s: a
-// JSON array of strings with a non-empty first element, or else a shell
-// command that is not blank.
-func ParseCommand(s string) (Command, error) {
-	t := strings.TrimSpace(s)
-	if !strings.HasPrefix(t, "[") {
-		return Parse(s) // its errors quote nothing of s
-	}
-	var argv []string
-	if err := json.Unmarshal([]byte(t), &argv); err != nil {
-		return Command{}, fmt.Errorf("hook %s is not a JSON array of strings: %v", excerpt.Quote(s), err)
-	}
-	if len(argv) == 0 || argv[0] == "" {
-		return Command{}, fmt.Errorf("hook %s has an empty program", excerpt.Quote(s))
-	}
-	return Command{Argv: argv}, nil
+	return Parse(s)
 }
 
 // CheckHeader accepts a request header that can go on the wire as given.

@@ -11,6 +11,8 @@ import (
 	"os/exec"
 	"strings"
 	"syscall"
+
+	"github.com/tend-init/tend/internal/excerpt"
 )
 
 // Command is one hook command: either a shell string run as
@@ -23,7 +25,8 @@ type Command struct {
 
 // Parse reads a hook value. A value that starts with "[" must be a JSON
 // array of strings with a non-empty first element; anything else that is
-// not blank is a shell command.
+// not blank is a shell command. Its errors quote only an excerpt of s
+// (internal/excerpt): a value can be any size and hold any bytes.
 func Parse(s string) (Command, error) {
 	t := strings.TrimSpace(s)
 	if t == "" {
@@ -34,10 +37,10 @@ func Parse(s string) (Command, error) {
 	}
 	var argv []string
 	if err := json.Unmarshal([]byte(t), &argv); err != nil {
-		return Command{}, fmt.Errorf("hook %q is not a JSON array of strings: %v", s, err)
+		return Command{}, fmt.Errorf("hook %s is not a JSON array of strings: %v", excerpt.Quote(s), err)
 	}
 	if len(argv) == 0 || argv[0] == "" {
-		return Command{}, fmt.Errorf("hook %q has an empty program", s)
+		return Command{}, fmt.Errorf("hook %s has an empty program", excerpt.Quote(s))
 	}
 	return Command{Argv: argv}, nil
 }

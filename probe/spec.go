@@ -68,7 +68,7 @@ func ParseSpec(s string) (Checker, error) {
 		// grpc://, ftp://... would otherwise run as a shell command.
 		return nil, fmt.Errorf("probe %s: unsupported scheme (want http://, https:// or tcp://)", excerpt.Quote(s))
 	}
-	c, err := hooks.ParseCommand(s)
+	c, err := hooks.Parse(s)
 	if err != nil {
 		return nil, fmt.Errorf("probe: %v", err)
 	}
