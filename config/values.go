@@ -252,13 +252,13 @@ func bareNumber(s string) bool {
 	return digits > 0 && dots <= 1
 }
 
-// flagNameRE is a flag's name as package flag writes it in an error: one
-// dash, whatever the user typed.
-var flagNameRE = regexp.MustCompile(`(^|[\s:])-([A-Za-z0-9][A-Za-z0-9-]+)`)
-
 // longDashes writes a long flag's name in package flag's errors with the
 // two dashes tend's help and README use ("flag needs an argument:
-// --user"), and a one-letter name with one.
+// --user"), and a one-letter name with one. The pattern is compiled here,
+// on the error path, not at package initialisation: a package-level
+// regexp would be compiled on every start of tend for a message most
+// starts never print.
 func longDashes(msg string) string {
-	return flagNameRE.ReplaceAllString(msg, "$1--$2")
+	flagName := regexp.MustCompile(`(^|[\s:])-([A-Za-z0-9][A-Za-z0-9-]+)`) // a flag's name as package flag writes it: one dash
+	return flagName.ReplaceAllString(msg, "$1--$2")
 }
