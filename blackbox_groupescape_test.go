@@ -70,12 +70,5 @@ func TestLiveProbeThatLeavesItsGroupFails(t *testing.T) {
 // waitFile waits until path exists, failing the test at the deadline.
 func waitFile(t *testing.T, path string, d time.Duration) {
 	t.Helper()
-	for deadline := time.Now().Add(d); ; time.Sleep(5 * time.Millisecond) {
-		if _, err := os.Stat(path); err == nil {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s did not appear within %s", path, d)
-		}
-	}
+	readWhenPresent(t, path, d)
 }

@@ -34,16 +34,7 @@ func TestChildrenGetTheInheritedQueueLimit(t *testing.T) {
 	p.stdout.wait(t, "ready", 10*time.Second)
 	read := func(name string) string {
 		t.Helper()
-		deadline := time.Now().Add(10 * time.Second)
-		for {
-			if b, err := os.ReadFile(filepath.Join(dir, name)); err == nil {
-				return string(b)
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("%s never wrote its limits", name)
-			}
-			time.Sleep(5 * time.Millisecond)
-		}
+		return readWhenPresent(t, filepath.Join(dir, name), 10*time.Second)
 	}
 	got := map[string]string{"app": read("app"), "post-start": read("post-start"), "probe": read("probe")}
 	// tend's own cap, for contrast: the test would pass vacuously if

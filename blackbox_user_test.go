@@ -34,16 +34,14 @@ func TestUserRunsTheAppHooksAndProbes(t *testing.T) {
 		// the shell itself.
 		"--", "sh", "-c", save("app")+`; trap "exit 0" TERM; echo ready; while :; do sleep 0.1; done`)
 	p.stdout.wait(t, "ready", 10*time.Second)
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("tend's stderr:\n%s", p.stderr)
+		}
+	})
 	read := func(name string) string {
 		t.Helper()
-		for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(5 * time.Millisecond) {
-			if b, err := os.ReadFile(filepath.Join(dir, name)); err == nil {
-				return strings.TrimSpace(string(b))
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("%s never ran:\n%s", name, p.stderr)
-			}
-		}
+		return strings.TrimSpace(readWhenPresent(t, filepath.Join(dir, name), 10*time.Second))
 	}
 	got := map[string]string{"app": read("app"), "post-start": read("post-start"), "probe": read("probe")}
 	p.signal(syscall.SIGTERM)

@@ -253,3 +253,18 @@ func hexMaskHas(t *testing.T, mask string, sig syscall.Signal) bool {
 	}
 	return n&(1<<(uint(sig)-1)) != 0
 }
+
+// readWhenPresent waits, up to d, until path exists and returns what it
+// holds; the writers of such files write a temporary name and rename it,
+// so a file that exists is whole.
+func readWhenPresent(t *testing.T, path string, d time.Duration) string {
+	t.Helper()
+	for deadline := time.Now().Add(d); ; time.Sleep(5 * time.Millisecond) {
+		if b, err := os.ReadFile(path); err == nil {
+			return string(b)
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s did not appear within %s", path, d)
+		}
+	}
+}
