@@ -13,7 +13,6 @@ import (
 	"errors"
 	"fmt"
 	"os/exec"
-	"runtime"
 	"sync"
 	"sync/atomic"
 
@@ -57,6 +56,8 @@ type Reaper struct {
 	// noPidfd is set once clone(CLONE_PIDFD) has been refused; later
 	// starts ask for no pidfd.
 	noPidfd atomic.Bool
+	// yield runs between reap chunks; see yield_linux.go.
+	yield netYield
 }
 
 // New returns the reaper. There must be only one per process. orphan, if
@@ -66,9 +67,9 @@ func New(orphan func(Exit)) *Reaper {
 }
 
 // reapChunk is how many processes Reap collects under one hold of the lock
-// before it lets other goroutines run: with GOMAXPROCS=1 a storm of 10,000
-// orphans would otherwise keep the health server and Start waiting until
-// the whole storm is reaped.
+// before it lets other goroutines run and the runtime poll the network:
+// with GOMAXPROCS=1 a storm of 10,000 orphans would otherwise keep the
+// health server and Start waiting until the whole storm is reaped.
 const reapChunk = 64
 
 // Reap collects every child that has exited, until wait4 reports that none
@@ -82,7 +83,7 @@ func (r *Reaper) Reap() (none bool, err error) {
 		if !more {
 			return none, err
 		}
-		runtime.Gosched()
+		r.yield.yield()
 	}
 }
 
