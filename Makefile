@@ -68,8 +68,15 @@ release:
 	done
 	cd $(OUT)/release && sha256sum tend-linux-* > SHA256SUMS && cat SHA256SUMS
 
+# BASE=REF (e.g. make bench BASE=main) also builds REF's tend as
+# $(OUT)/tend-base and puts it beside this tree's in every figure: an A/B
+# in the same interleaved run.
 bench: build fakeapp
-	TAGS=$(TAGS) ./bench/run.sh
+	@if [ -n "$(BASE)" ]; then \
+	  d=$$(mktemp -d) && git archive "$(BASE)" | tar -x -C "$$d" && \
+	  (cd "$$d" && $(BUILDENV) $(GO) build -trimpath -tags $(TAGS) -ldflags "-s -w -X main.version=$$(git -C $(CURDIR) rev-parse --short $(BASE))" -o $(abspath $(OUT))/tend-base .); \
+	  s=$$?; rm -rf "$$d"; exit $$s; fi
+	TAGS=$(TAGS) $(if $(BASE),OLD=$(OUT)/tend-base) ./bench/run.sh
 
 # torture runs every test named TestTorture* in every package with the
 # issue's numbers (TEND_TORTURE=1: 2,000 apps, 10,000 orphans and signals, a

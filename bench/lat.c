@@ -20,6 +20,19 @@
 //                                  reaped=D" line, which also gives the
 //                                  reaping window
 //   lat godur D                    print Go duration D in nanoseconds (-1: none)
+//   lat storm N CPU [GO]           the app of a storm, run under the init as
+//                                  its PID 1: pin itself to CPU (-1: no
+//                                  pinning), wait for the file GO if given,
+//                                  fork a spawner that forks N children that
+//                                  exit at once, waits until all N are
+//                                  zombies (not reaping them), then exits:
+//                                  PID 1 gets N zombies in one hand-over.
+//                                  Then wait until PID 1 has no child but
+//                                  this one; prints
+//                                  "storm n=N spawn=D reaped=D cpu_ns=C
+//                                  threads=T" where C is PID 1's own CPU time
+//                                  (all threads, /proc/1/task/*/schedstat)
+//                                  from the hand-over to zero zombies
 //   lat faults N -- CMD...         run CMD N times; for each, the page faults
 //                                  (minflt+majflt, /proc/PID/stat fields 10
 //                                  and 12) of CMD's own process at exit,
@@ -41,6 +54,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
+#include <sched.h>
 #include <sys/epoll.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
@@ -70,6 +85,37 @@ static void report(long long *v, int n, int lost) {
 	printf("p50_us=%.1f p99_us=%.1f max_us=%.1f n=%d lost=%d\n", v[(n - 1) / 2] / 1e3, v[i99] / 1e3, v[n - 1] / 1e3, n, lost);
 }
 
+// task_cpu_ns sums the first field of /proc/PID/task/*/schedstat: the time
+// every thread of PID has run, in ns. *threads gets the number of threads.
+// It is the init's own CPU, whichever CPU it ran on and whatever else the
+// machine ran meanwhile; -1 when PID is gone.
+static long long task_cpu_ns(int pid, int *threads) {
+	char path[64];
+	snprintf(path, sizeof path, "/proc/%d/task", pid);
+	DIR *d = opendir(path);
+	if (!d)
+		return -1;
+	long long sum = 0;
+	int n = 0;
+	struct dirent *e;
+	while ((e = readdir(d))) {
+		if (e->d_name[0] == '.')
+			continue;
+		char p2[300];
+		snprintf(p2, sizeof p2, "/proc/%d/task/%s/schedstat", pid, e->d_name);
+		FILE *f = fopen(p2, "r");
+		long long v;
+		if (f && fscanf(f, "%lld", &v) == 1)
+			sum += v, n++;
+		if (f)
+			fclose(f);
+	}
+	closedir(d);
+	if (threads)
+		*threads = n;
+	return sum;
+}
+
 // readbyte waits up to ms for one byte on fd; returns it, or -1.
 static int readbyte(int fd, int ms) {
 	struct pollfd p = {.fd = fd, .events = POLLIN};
@@ -96,6 +142,116 @@ static int recv_main(void) {
 		if (write(1, "A", 1) != 1)
 			return 1;
 	}
+}
+
+// children_of1 counts PID 1's children, zombies included: the pids in
+// /proc/1/task/*/children (a Go init forks from any thread).
+static int children_of1(void) {
+	DIR *d = opendir("/proc/1/task");
+	if (!d)
+		return -1;
+	int n = 0;
+	struct dirent *e;
+	while ((e = readdir(d))) {
+		if (e->d_name[0] == '.')
+			continue;
+		char p[300];
+		snprintf(p, sizeof p, "/proc/1/task/%s/children", e->d_name);
+		FILE *f = fopen(p, "r");
+		int pid;
+		while (f && fscanf(f, "%d", &pid) == 1)
+			n++;
+		if (f)
+			fclose(f);
+	}
+	closedir(d);
+	return n;
+}
+
+static void pin(int cpu) {
+	if (cpu < 0)
+		return;
+	cpu_set_t set;
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	if (sched_setaffinity(0, sizeof set, &set) < 0)
+		perror("lat: sched_setaffinity");
+}
+
+static int storm_main(int n, int cpu, const char *go) {
+	pin(cpu); // inherited by the spawner and the orphans: the forking stays off the init's CPU
+	alarm(300);
+	for (int i = 0; go && i < 60000; i++) { // 60 s at most
+		struct stat st;
+		if (stat(go, &st) == 0)
+			break;
+		usleep(1000);
+	}
+	// ready: the spawner tells lat that all N children are zombies; hold:
+	// lat lets the spawner exit, which hands them over to PID 1 at once.
+	int ready[2], hold[2];
+	if (pipe(ready) < 0 || pipe(hold) < 0)
+		return 1;
+	long long t0 = now_ns();
+	pid_t sp = fork();
+	if (sp == 0) {
+		close(ready[0]);
+		close(hold[1]);
+		pid_t *kids = calloc(n, sizeof *kids);
+		for (int i = 0; i < n; i++) {
+			// vfork: no page tables to copy, and the child only exits. The
+			// storm measures the init's reaping, not how fast lat forks.
+			pid_t c = vfork();
+			if (c == 0)
+				_exit(0);
+			if (c < 0) {
+				perror("lat storm: fork");
+				_exit(1);
+			}
+			kids[i] = c;
+		}
+		for (int i = 0; i < n; i++) { // each one a zombie, not reaped (WNOWAIT)
+			siginfo_t si;
+			while (waitid(P_PID, kids[i], &si, WEXITED | WNOWAIT) < 0 && errno == EINTR)
+				;
+		}
+		char b = 'Z';
+		if (write(ready[1], &b, 1) != 1)
+			_exit(1);
+		while (read(hold[0], &b, 1) < 0 && errno == EINTR) // until lat closes it
+			;
+		_exit(0);
+	}
+	close(ready[1]);
+	close(hold[0]);
+	if (readbyte(ready[0], 300000) != 'Z') {
+		fprintf(stderr, "lat storm: the spawner failed\n");
+		return 1;
+	}
+	// The hand-over: the spawner's exit gives PID 1 all N zombies at once.
+	// PID 1's CPU is read first, so none of its reaping is missed.
+	int threads = 0;
+	long long c0 = task_cpu_ns(1, NULL), t1 = now_ns();
+	close(hold[1]);
+	int st = 0;
+	waitpid(sp, &st, 0);
+	if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
+		fprintf(stderr, "lat storm: the spawner failed\n");
+		return 1;
+	}
+	long long deadline = t1 + 120000000000LL;
+	int left = -1;
+	while (now_ns() < deadline && (left = children_of1()) > 1)
+		usleep(200);
+	long long t2 = now_ns(), c1 = task_cpu_ns(1, &threads);
+	if (left > 1) {
+		printf("storm n=%d timeout left=%d\n", n, left - 1);
+		return 1;
+	}
+	printf("storm n=%d spawn=%.3fms reaped=%.3fms cpu_ns=%lld threads=%d\n", n, (t1 - t0) / 1e6, (t2 - t1) / 1e6,
+	       c0 >= 0 && c1 >= 0 ? c1 - c0 : -1, threads);
+	fflush(stdout);
+	return 0;
 }
 
 static int sig_main(int n, char **cmd) {
@@ -128,6 +284,7 @@ static int sig_main(int n, char **cmd) {
 	fclose(f);
 	usleep(50000); // let the init finish its own start-up
 	struct timespec gap = {0, 500000};
+	long long c0 = task_cpu_ns(init, NULL); // the init's own CPU across the signals
 	for (int i = 0; i < n; i++) {
 		long long t0 = now_ns();
 		if (kill(init, SIGUSR1) < 0)
@@ -139,6 +296,9 @@ static int sig_main(int n, char **cmd) {
 		v[got++] = now_ns() - t0;
 		nanosleep(&gap, NULL);
 	}
+	long long c1 = init > 0 ? task_cpu_ns(init, NULL) : -1;
+	if (got && c0 >= 0 && c1 >= 0)
+		printf("cpu_ns_per_sig=%.0f ", (double)(c1 - c0) / got);
 out:
 	if (init > 0)
 		kill(init, SIGTERM);
@@ -467,8 +627,10 @@ int main(int argc, char **argv) {
 		printf("%lld\n", godur_ns(argv[2], ""));
 		return 0;
 	}
+	if ((argc == 4 || argc == 5) && !strcmp(argv[1], "storm"))
+		return storm_main(atoi(argv[2]), atoi(argv[3]), argc == 5 ? argv[4] : NULL);
 	if (argc >= 5 && !strcmp(argv[1], "faults") && !strcmp(argv[3], "--"))
 		return faults_main(atoi(argv[2]), argv + 4);
-	fprintf(stderr, "usage: lat recv | lat sig N -- CMD... | lat http N RATE PORT PATH [GO DONE] | lat godur D | lat faults N -- CMD...\n");
+	fprintf(stderr, "usage: lat recv | lat sig N -- CMD... | lat http N RATE PORT PATH [GO DONE] | lat storm N CPU [GO] | lat godur D | lat faults N -- CMD...\n");
 	return 2;
 }
