@@ -404,7 +404,7 @@ static int connect_nb(int port) {
 
 // H is http_main's tally.
 static struct http {
-	long long *v, *at, start;
+	long long *v, *at, *op, start; // op: latency from the moment lat opened the connection
 	int got, cap, lost, cut, why[6];
 	const char *done;
 	int idle;
@@ -426,7 +426,9 @@ static void finish(struct conn *c, int fail, long long t) {
 			H.cap *= 2;
 			H.v = realloc(H.v, H.cap * sizeof *H.v);
 			H.at = realloc(H.at, H.cap * sizeof *H.at);
+			H.op = realloc(H.op, H.cap * sizeof *H.op);
 		}
+		H.op[H.got] = t - c->opened;
 		H.at[H.got] = c->due - H.start;
 		H.v[H.got++] = t - c->due;
 	}
@@ -449,7 +451,7 @@ static int http_main(int n, int rate, int port, const char *path, const char *go
 	for (int k = 0; k < MAXC; k++)
 		c[k].fd = -1, freel[k] = MAXC - 1 - k;
 	H.cap = n > 16 ? n : 16;
-	H.v = calloc(H.cap, sizeof *H.v), H.at = calloc(H.cap, sizeof *H.at);
+	H.v = calloc(H.cap, sizeof *H.v), H.at = calloc(H.cap, sizeof *H.at), H.op = calloc(H.cap, sizeof *H.op);
 	H.done = done;
 	int nlag = 0, lagcap = H.cap;
 	long long *lag = calloc(lagcap, sizeof *lag); // how late lat itself opened each: the machine, not the server
@@ -559,14 +561,25 @@ static int http_main(int n, int rate, int port, const char *path, const char *go
 	}
 	long long sp = godur_ns(line, "spawn="), rp = godur_ns(line, "reaped=");
 	if (sp >= 0 && rp >= 0) { // requests due while the orphans were handed over and reaped
-		long long *w = calloc(got + 1, sizeof *w);
+		long long *w = calloc(got + 1, sizeof *w), *wo = calloc(got + 1, sizeof *wo);
 		int wn = 0;
 		for (int i = 0; i < got; i++)
-			if (at[i] >= sp && at[i] <= sp + rp + 10000000LL) // +10 ms: fakeapp's 5 ms poll
-				w[wn++] = v[i];
+			if (at[i] >= sp && at[i] <= sp + rp + 10000000LL) // +10 ms: the storm app's poll, with room
+				wo[wn] = H.op[i], w[wn++] = v[i];
 		qsort(w, wn, sizeof *w, cmp);
+		qsort(wo, wn, sizeof *wo, cmp);
+		// open_*: from the moment lat opened the connection, so lat's own
+		// lateness in opening it is left out (its lateness in reading the
+		// answer is not).
 		if (wn)
-			printf("reap_p99_us=%.1f reap_max_us=%.1f reap_n=%d ", w[(int)((wn * 99LL + 99) / 100) - 1] / 1e3, w[wn - 1] / 1e3, wn);
+			printf("reap_p99_us=%.1f reap_max_us=%.1f reap_open_p99_us=%.1f reap_open_max_us=%.1f reap_n=%d ",
+			       w[(int)((wn * 99LL + 99) / 100) - 1] / 1e3, w[wn - 1] / 1e3, wo[(int)((wn * 99LL + 99) / 100) - 1] / 1e3,
+			       wo[wn - 1] / 1e3, wn);
+	}
+	if (got) {
+		long long *o = H.op;
+		qsort(o, got, sizeof *o, cmp);
+		printf("open_p99_us=%.1f open_max_us=%.1f ", o[(int)((got * 99LL + 99) / 100) - 1] / 1e3, o[got - 1] / 1e3);
 	}
 	qsort(lag, nlag, sizeof *lag, cmp);
 	if (nlag)

@@ -191,7 +191,7 @@ m_ready() { # tend (and old) only: the storm runs once lat has warmed up, and la
 	for i in $(seq 200); do "$LAT" http 1 1000 $port /readyz | grep -q ' n=1 ' && break; sleep 0.02; done
 	out=$(timeout 900 "${NICE[@]}" "${HPIN[@]}" "$LAT" http "$HTTP_N" "$HTTP_RATE" $port /readyz "$work/go" "$work/done")
 	note "  /readyz $n: $out; $(cat "$work/done")"
-	for i in idle_p50_us idle_p99_us p50_us p99_us max_us reap_p99_us reap_max_us over50ms lost lag_p99_us lag_max_us; do put "ready.$i" $n "$(kv $i "$out")"; done
+	for i in idle_p50_us idle_p99_us p50_us p99_us max_us reap_p99_us reap_max_us reap_open_p99_us reap_open_max_us over50ms lost lag_p99_us lag_max_us; do put "ready.$i" $n "$(kv $i "$out")"; done
 	stop_init
 }
 
@@ -282,6 +282,8 @@ row "/readyz p99 during the storm, µs" ready.p99_us %.1f "$(verdict "$(agg med 
 row "/readyz max during the storm, µs" ready.max_us %.1f "$(verdict "$(maxall ready.max_us)" 50000 "none over 50 ms (max of all rounds)")"
 row "/readyz p99 while reaping, µs" ready.reap_p99_us %.1f —
 row "/readyz max while reaping, µs" ready.reap_max_us %.1f —
+row "/readyz p99 while reaping, from lat's opening of the connection, µs (lat's lateness left out)" ready.reap_open_p99_us %.1f —
+row "/readyz max while reaping, from lat's opening, µs" ready.reap_open_max_us %.1f —
 row "lat's own lateness opening connections in the storm, p99, µs (the machine, not tend)" ready.lag_p99_us %.1f —
 row "lat's own lateness in the storm, max, µs" ready.lag_max_us %.1f —
 row "/readyz requests over 50 ms in the storm, a round (failed in all: $(total ready.lost))" ready.over50ms %.0f —
