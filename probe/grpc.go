@@ -3,11 +3,8 @@ package probe
 import (
 	"context"
 	"errors"
-	"fmt"
 	"strings"
 	"time"
-
-	"github.com/tend-init/tend/internal/excerpt"
 )
 
 // GRPC passes when the server answers SERVING to one
@@ -64,14 +61,4 @@ func (g GRPC) Check(ctx context.Context, _ Exec, timeout time.Duration) error {
 		return checkStatus(0, err) // "timed out", Unknown or one line, as the others
 	}
 	return nil
-}
-
-// CheckGRPC is the --check client for grpc://HOST:PORT[/SERVICE]: one
-// Health/Check call, nil only on SERVING, otherwise a one-line reason.
-func CheckGRPC(spec string, timeout time.Duration) error {
-	g, err := parseGRPC(spec)
-	if err != nil {
-		return fmt.Errorf("%s: %v", excerpt.Quote(spec), err)
-	}
-	return g.Check(context.Background(), Exec{}, timeout)
 }
