@@ -11,6 +11,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"golang.org/x/net/http2/hpack"
@@ -74,7 +75,7 @@ func Check(ctx context.Context, addr, service string) error {
 		}
 		return &timeoutError{fmt.Sprintf("timeout: health rpc did not complete within %v (%d frames received)", shown, c.fr.count)}
 	}
-	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE) {
 		return fmt.Errorf("connection closed by the peer before the answer (%d frames received)", c.fr.count)
 	}
 	return errors.New(oneLine(err))

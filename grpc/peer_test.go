@@ -91,7 +91,7 @@ func healthServer(t *testing.T) string {
 		w.Header().Set("Grpc-Message", "")
 	})
 	srv := &http.Server{Handler: h2c.NewHandler(h, &http2.Server{}), ReadHeaderTimeout: 5 * time.Second}
-	go func() { _ = srv.Serve(ln) }() // returns ErrServerClosed at cleanup
+	go func() { _ = srv.Serve(ln) }()     // returns ErrServerClosed at cleanup
 	t.Cleanup(func() { _ = srv.Close() }) // the listener goes with the test
 	return ln.Addr().String()
 }
