@@ -1,11 +1,7 @@
 package probe
 
-import (
-	"context"
-	"errors"
-)
+import "github.com/tend-init/tend/grpc"
 
-// wireCheck is a placeholder until the wire client (package grpc) lands.
-func wireCheck(ctx context.Context, addr, service string) error {
-	return errors.New("gRPC client not built")
-}
+// wireCheck is package grpc's client: one Health/Check call on one h2c
+// connection, bounded by ctx's deadline (sent as grpc-timeout too).
+var wireCheck = grpc.Check
