@@ -178,7 +178,7 @@ func (p *jsonProbe) settings() (Settings, error) {
 			return Settings{}, fmt.Errorf("terminationGracePeriodSeconds must be > 0, got %d", *g)
 		}
 		if *g > maxGraceSeconds {
-			return Settings{}, fmt.Errorf("terminationGracePeriodSeconds must be <= %d, got %d", maxGraceSeconds, *g)
+			return Settings{}, fmt.Errorf("terminationGracePeriodSeconds must be <= %d, got %d", int64(maxGraceSeconds), *g)
 		}
 		d := time.Duration(*g) * time.Second
 		st.GracePeriod = &d
