@@ -195,11 +195,6 @@ func freeAddr(t *testing.T) string {
 	return ln.Addr().String()
 }
 
-func portOf(addr string) string {
-	_, p, _ := net.SplitHostPort(addr)
-	return p
-}
-
 // waitStatus polls url until it answers code and returns the body,
 // failing the test at the deadline.
 func waitStatus(t *testing.T, url string, code int, d time.Duration) string {
