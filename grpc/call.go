@@ -75,7 +75,9 @@ func Check(ctx context.Context, addr, service string) error {
 		goAway(nc)
 		return err
 	}
-	if errors.Is(err, os.ErrDeadlineExceeded) || ctx.Err() != nil {
+	// Only an I/O error is a timeout: a protocol error found just as the
+	// deadline passed keeps its reason.
+	if errors.Is(err, os.ErrDeadlineExceeded) {
 		if errors.Is(ctx.Err(), context.Canceled) {
 			return fmt.Errorf("health rpc cancelled")
 		}
