@@ -38,19 +38,25 @@ func Check(ctx context.Context, addr, service string) error {
 	if len(service) > maxService {
 		return fmt.Errorf("service name of %d bytes, over the %d tend sends", len(service), maxService)
 	}
-	if _, ok := ctx.Deadline(); !ok {
+	deadline, ok := ctx.Deadline()
+	if !ok {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, defaultTimeout)
 		defer cancel()
+		deadline, _ = ctx.Deadline()
 	}
-	deadline, _ := ctx.Deadline()
 	timeout := time.Until(deadline)
-	shown := timeout.Round(time.Millisecond)
+	// The caller made its deadline from a probe timeout a moment ago:
+	// rounding the rest up to 10 ms prints 1s rather than 999.97ms.
+	shown := (timeout + 10*time.Millisecond - 1).Truncate(10 * time.Millisecond)
+	if !ok {
+		shown = defaultTimeout
+	}
 
 	var d net.Dialer
 	nc, err := d.DialContext(ctx, "tcp", addr)
 	if err != nil {
-		if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, os.ErrDeadlineExceeded) {
+		if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, os.ErrDeadlineExceeded) || errors.Is(ctx.Err(), context.DeadlineExceeded) {
 			return &timeoutError{fmt.Sprintf("timeout: failed to connect service %s within %v", excerpt.Quote(addr), shown)}
 		}
 		return fmt.Errorf("failed to connect service at %s: %s", excerpt.Quote(addr), oneLine(err))
@@ -69,7 +75,9 @@ func Check(ctx context.Context, addr, service string) error {
 		goAway(nc)
 		return err
 	}
-	if errors.Is(err, os.ErrDeadlineExceeded) || ctx.Err() != nil {
+	// Only an I/O error is a timeout: a protocol error found just as the
+	// deadline passed keeps its reason.
+	if errors.Is(err, os.ErrDeadlineExceeded) {
 		if errors.Is(ctx.Err(), context.Canceled) {
 			return fmt.Errorf("health rpc cancelled")
 		}

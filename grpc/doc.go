@@ -12,10 +12,12 @@
 // hostile or broken peer costs tend one connection and a few kilobytes for
 // at most one probe timeout.
 //
-// Why not the usual stack: golang.org/x/net/http2 pulls in net/http, and
-// grpc-go adds a runtime, reflection-based protobuf and a resolver, each
-// several megabytes in a binary that ships in base images; the health API
-// is one string field out and one enum field back. Header compression uses
+// Why not the usual stack: golang.org/x/net/http2 pulls in net/http (which
+// http1/ already avoids for its size), and grpc-go adds its own runtime,
+// reflection-based protobuf and resolvers on top, in a binary that ships
+// in base images; the health API is one string field out and one enum
+// field back. The whole of this package and hpack add about 86 KB to the
+// stripped binary. Header compression uses
 // golang.org/x/net/http2/hpack, a small well-kept package, rather than
 // Huffman coding and the dynamic table written again here. The two
 // protobuf messages are encoded and decoded by hand in proto.go: a

@@ -20,7 +20,7 @@ import (
 // net/http): it answers Check with a hand-framed gRPC response chosen by
 // the service name, so that tend's client meets a stack it shares no code
 // with.
-func healthServer(t *testing.T) string {
+func healthServer(t testing.TB) string {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -144,5 +144,19 @@ func TestCheckRefused(t *testing.T) {
 	err = Check(ctx, addr, "")
 	if err == nil || !strings.Contains(err.Error(), "connection refused") || errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("Check on a closed port = %v", err)
+	}
+}
+
+// BenchmarkCheck: one whole call, connect to close, on loopback.
+func BenchmarkCheck(b *testing.B) {
+	addr := healthServer(b)
+	b.ReportAllocs()
+	for b.Loop() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		err := Check(ctx, addr, "serving")
+		cancel()
+		if err != nil {
+			b.Fatal(err)
+		}
 	}
 }
