@@ -12,7 +12,7 @@ OUT       ?= bin
 
 FUZZTIME  ?= 8s
 
-.PHONY: all build run test fuzz deps fakeapp release bench torture clean e2e
+.PHONY: all build run test fuzz deps fakeapp release bench torture clean e2e grpc-test
 
 all: build
 
@@ -43,6 +43,13 @@ test: deps
 	$(GO) run $(STATICCHECK) ./...
 	$(MAKE) --no-print-directory fuzz
 	$(GO) test -race -count=1 ./...
+	$(MAKE) --no-print-directory grpc-test
+
+# grpc-test runs the built tend against grpc-go's reference health server
+# (e2e/grpcapp): e2e/ is its own module, so tend's go.mod never gains
+# grpc-go, and ./... above does not reach it. No kubelet needed.
+grpc-test: build
+	cd e2e && TEND=$(abspath $(OUT))/tend $(GO) test -race -count=1 ./grpcprobe/
 
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 

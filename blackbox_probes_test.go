@@ -141,12 +141,32 @@ func TestProbeJSON(t *testing.T) {
 		`{"tcpSocket":{"port":0}}`,
 		`{"exec":{"command":["true"]},"periodSeconds":0}`,
 		`{"exec":{"command":["true"]},"failureThreshold":-1}`,
-		`{"grpc":{"port":9000}}`,
+		`{"grpc":{"port":"grpc"}}`,
+		`{"grpc":{"port":9000},"terminationGracePeriodSeconds":5}`, // a readiness probe's
+		`{"grpc":{"port":9000},"terminationGracePeriodSeconds":0}`,
 	} {
 		code, _, errOut := runTend(t, opts{}, "--ready-probe", bad, "--", "true")
 		if code != 1 || strings.Count(strings.TrimSpace(errOut), "\n") != 0 {
 			t.Errorf("%s: want exit 1 and one line, got %d %q", bad, code, errOut)
 		}
+	}
+}
+
+// TestProbeGracePeriod: a liveness probe's own terminationGracePeriodSeconds
+// replaces --grace-period for the stop its failure begins: an app that
+// ignores TERM is killed after 1 s, not the 120 s of --grace-period (the
+// kubelet's setTerminationGracePeriod, reasonLivenessProbe).
+func TestProbeGracePeriod(t *testing.T) {
+	msg := filepath.Join(t.TempDir(), "termination-log")
+	p := startTend(t, opts{pid1: true}, "-v", "--grace-period", "120s", "--termination-message-path", msg,
+		"--live-probe", `{"exec":{"command":["false"]},"periodSeconds":1,"failureThreshold":1,"terminationGracePeriodSeconds":1}`,
+		"--", "sh", "-c", `trap "" TERM; while :; do sleep 1; done`)
+	// 30 s: a generous bound that the 120 s grace period cannot meet.
+	code := p.wait(30 * time.Second)
+	b, _ := os.ReadFile(msg)
+	if code != 75 || !strings.HasPrefix(string(b), "liveness probe failed 1 times in a row") ||
+		!p.stderr.has("grace period 1s") || !p.stderr.has("grace period of 1s expired: sending SIGKILL") {
+		t.Fatalf("want 75 after a 1 s grace period, got %d %q\n%s", code, b, p.stderr)
 	}
 }
 

@@ -60,9 +60,13 @@ func run(ctx context.Context, args []string, env config.LookupEnv, stdout, stder
 // version is set at build time with -ldflags "-X main.version=...".
 var version = "dev"
 
-// runCheck makes the one GET. https is not verified, as the kubelet's
-// probes, unless --check-ca names the CA to verify against.
+// runCheck makes the one GET, or for grpc:// the one Health/Check call.
+// https is not verified, as the kubelet's probes, unless --check-ca names
+// the CA to verify against.
 func runCheck(c *config.Check) error {
+	if c.GRPC != nil {
+		return c.GRPC.Check(context.Background(), probe.Exec{}, c.Timeout)
+	}
 	req := http1.Request{URL: c.URL}
 	if c.CA != "" {
 		pem, err := os.ReadFile(c.CA)

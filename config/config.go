@@ -175,8 +175,17 @@ func parseCheck(kind lifecycle.ProbeKind, val string, p probe.Params) (lifecycle
 		return lifecycle.Check{}, fmt.Errorf("period and timeout must be at least %s", minPeriod)
 	case kind != lifecycle.ProbeReady && p.SuccessThreshold != 1:
 		return lifecycle.Check{}, fmt.Errorf("a %s probe's success threshold must be 1, as in Kubernetes, not %d", kind, p.SuccessThreshold)
+	case kind == lifecycle.ProbeReady && st.GracePeriod != nil:
+		// validateReadinessProbe (pkg/apis/core/validation/validation.go):
+		// "must not be set for readinessProbes": a readiness probe stops
+		// nothing.
+		return lifecycle.Check{}, errors.New("terminationGracePeriodSeconds must not be set on a readiness probe, as in Kubernetes")
 	}
-	return lifecycle.Check{Kind: kind, Name: name, Checker: c, Params: p}, nil
+	ch := lifecycle.Check{Kind: kind, Name: name, Checker: c, Params: p}
+	if st.GracePeriod != nil {
+		ch.GracePeriod = *st.GracePeriod
+	}
+	return ch, nil
 }
 
 // splitName splits "NAME=SPEC". A name is lower-case letters, digits, '-'

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/tend-init/tend/lifecycle"
+	"github.com/tend-init/tend/probe"
 )
 
 // LookupEnv is os.LookupEnv, passed in so that tests control the
@@ -25,7 +26,8 @@ type LookupEnv func(string) (string, bool)
 
 // Check is a --check run: a HEALTHCHECK client instead of an init.
 type Check struct {
-	URL     string
+	URL     string        // as given: http://, https:// or grpc://
+	GRPC    *probe.GRPC   // set for grpc://HOST:PORT[/SERVICE]: one Health/Check call
 	Timeout time.Duration // defaultCheckTimeout unless given
 	CA      string        // --check-ca: verify https against this PEM file
 }
@@ -56,6 +58,20 @@ func Parse(args []string, env LookupEnv, version string, stdout io.Writer) (*lif
 		}
 		c := &Check{URL: url, Timeout: defaultCheckTimeout}
 		c.CA, _ = v.str("check-ca")
+		if strings.HasPrefix(url, "grpc://") {
+			// Read now, as a probe's spec is: a typo in a HEALTHCHECK line
+			// is a usage error, not an unhealthy container.
+			g, err := probe.ParseSpec(url)
+			if err != nil {
+				return nil, nil, usagef("invalid --check value: %v", err)
+			}
+			if c.CA != "" {
+				// As the kubelet's grpc probe: plaintext only.
+				return nil, nil, usagef("--check-ca applies to https://, not grpc:// (plaintext, as the kubelet's grpc probe)")
+			}
+			gc := g.(probe.GRPC)
+			c.GRPC = &gc
+		}
 		return nil, c, v.duration("check-timeout", &c.Timeout)
 	}
 	cfg, err := buildConfig(v)

@@ -80,6 +80,13 @@ type Check struct {
 	Name    string // as in /readyz?verbose and the probe label of /metrics
 	Checker probe.Checker
 	Params  probe.Params
+	// GracePeriod, when not 0, replaces Config.GracePeriod for a stop this
+	// check's failure begins: a liveness or startup probe's own
+	// terminationGracePeriodSeconds (Kubernetes 1.28 GA). The kubelet's
+	// setTerminationGracePeriod (pkg/kubelet/kuberuntime/
+	// kuberuntime_container.go) uses the probe's value when the kill's
+	// reason is that probe, and the pod's otherwise.
+	GracePeriod time.Duration
 }
 
 // Default is the Config with every default, each defined here once; the

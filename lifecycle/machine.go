@@ -104,8 +104,9 @@ type state struct {
 	exitOverride int    // one of the Exit* codes, or 0
 	reason       string // why tend, not the app, decided the outcome
 
-	graceAt     time.Time // SIGKILL to the app; zero when not armed
-	drainAt     time.Time // the drain's next step; zero when not armed
+	stopGrace   time.Duration // this stop's grace period: Config.GracePeriod or the failed probe's own
+	graceAt     time.Time     // SIGKILL to the app; zero when not armed
+	drainAt     time.Time     // the drain's next step; zero when not armed
 	drainBegan  time.Time
 	drainKilled bool
 

@@ -140,6 +140,50 @@ func TestMachine(t *testing.T) {
 			reason: "liveness probe failed 3 times in a row: tcp://127.0.0.1:1: boom",
 		},
 		{
+			name: "a liveness probe's own grace period replaces --grace-period for its stop",
+			cfg: func(c *Config) {
+				c.Checks = []Check{check(c, ProbeLive, "live")}
+				c.Checks[0].GracePeriod = 3 * time.Second
+			},
+			pid: 42,
+			steps: []step{ev(probeDone{err: errBoom}), ev(probeDone{err: errBoom}), ev(probeDone{err: errBoom}),
+				after(2999*time.Millisecond, tick{}), after(time.Millisecond, tick{}), ev(appExit{137})},
+			phases: "starting running stopping draining post-stop done",
+			acts: []string{"probe live env=TEND_HOOK=live-probe,TEND_APP_PID=42", "stop probes", "signal SIGTERM", "signal SIGCONT",
+				"signal SIGKILL"},
+			code:   ExitLivenessFailed,
+			reason: "liveness probe failed 3 times in a row: tcp://127.0.0.1:1: boom",
+		},
+		{
+			name: "a startup probe's own grace period bounds pre-stop too",
+			cfg: func(c *Config) {
+				c.PreStop = cmd
+				c.Checks = []Check{check(c, ProbeStartup, "startup")}
+				c.Checks[0].GracePeriod = 4 * time.Second
+			},
+			pid:    42,
+			steps:  []step{ev(probeDone{err: errBoom}), ev(probeDone{err: errBoom}), ev(probeDone{err: errBoom}), ev(hookDone{kind: hookPreStop}), ev(appExit{143})},
+			phases: "starting running stopping draining post-stop done",
+			acts: []string{"probe startup env=TEND_HOOK=startup-probe,TEND_APP_PID=42", "stop probes",
+				"start pre-stop deadline=4s env=TEND_HOOK=pre-stop,TEND_APP_PID=42", "signal SIGTERM", "signal SIGCONT"},
+			code:   ExitLivenessFailed,
+			reason: "startup probe failed 3 times in a row: tcp://127.0.0.1:1: boom",
+		},
+		{
+			name: "a probe's own grace period is not used by a stop it did not begin",
+			cfg: func(c *Config) {
+				c.PreStop = cmd
+				c.Checks = []Check{check(c, ProbeLive, "live")}
+				c.Checks[0].GracePeriod = time.Second
+			},
+			pid:    42,
+			steps:  []step{ev(sigEvent{unix.SIGTERM}), ev(hookDone{kind: hookPreStop}), ev(appExit{143})},
+			phases: "starting running stopping draining post-stop done",
+			acts: []string{"probe live env=TEND_HOOK=live-probe,TEND_APP_PID=42", "stop probes",
+				"start pre-stop deadline=10s env=TEND_HOOK=pre-stop,TEND_APP_PID=42", "signal SIGTERM", "signal SIGCONT"},
+			code: 143,
+		},
+		{
 			name: "a probe tend could not run is unknown, never a failure",
 			cfg:  func(c *Config) { c.Checks = []Check{check(c, ProbeLive, "live")} },
 			pid:  42,

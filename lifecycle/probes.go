@@ -109,7 +109,11 @@ func (m *machine) onProbe(r probeDone) {
 	}
 	m.st.exitOverride = ExitLivenessFailed
 	m.decided(why)
-	m.beginStop(m.ownStopSignal(), why, probeField(c), probeKindField(c), errField(r.err))
+	grace := m.cfg.GracePeriod
+	if c.GracePeriod > 0 {
+		grace = c.GracePeriod // the probe's own terminationGracePeriodSeconds
+	}
+	m.beginStopGrace(grace, m.ownStopSignal(), why, probeField(c), probeKindField(c), errField(r.err))
 }
 
 // onStartupPassed marks a startup check passed; once every one has, the

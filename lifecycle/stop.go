@@ -27,21 +27,28 @@ func (m *machine) canBeginStop() bool {
 // ended, then pre-stop, then sig to the app, with SIGKILL at the grace
 // deadline. fields say, in a JSON log, what began the stop.
 func (m *machine) beginStop(sig unix.Signal, why string, fields ...slog.Attr) {
+	m.beginStopGrace(m.cfg.GracePeriod, sig, why, fields...)
+}
+
+// beginStopGrace is beginStop with this stop's grace period: a failed
+// probe's own terminationGracePeriodSeconds replaces --grace-period.
+func (m *machine) beginStopGrace(grace time.Duration, sig unix.Signal, why string, fields ...slog.Attr) {
 	pause := m.st.phase == phasePause
 	if !m.transition(phaseStopping, why) {
 		return
 	}
 	m.st.terminating = true
+	m.st.stopGrace = grace
 	m.st.stopSignal = sig
 	m.st.stopBegan = m.now()
-	fields = append([]slog.Attr{slog.String("reason", why), slog.Duration("grace_period", m.cfg.GracePeriod)}, fields...)
+	fields = append([]slog.Attr{slog.String("reason", why), slog.Duration("grace_period", m.st.stopGrace)}, fields...)
 	if m.st.exitOverride != 0 {
 		// tend's own decision: shown at the default verbosity, with the
 		// code tend will exit with.
 		fields = append(fields, slog.Int("code", m.st.exitOverride))
-		m.log.With(fields...).Warnf("stop: %s; grace period %s", why, m.cfg.GracePeriod)
+		m.log.With(fields...).Warnf("stop: %s; grace period %s", why, m.st.stopGrace)
 	} else {
-		m.log.With(fields...).Infof("stop: %s; grace period %s", why, m.cfg.GracePeriod)
+		m.log.With(fields...).Infof("stop: %s; grace period %s", why, m.st.stopGrace)
 	}
 	m.publish()      // /readyz turns 503 before pre-stop starts, not after
 	m.w.stopProbes() // probes end with the stop, as in Kubernetes
@@ -52,7 +59,7 @@ func (m *machine) beginStop(sig unix.Signal, why string, fields ...slog.Attr) {
 	// Pre-stop and the stop signal share the grace deadline; in pause
 	// mode there is no app to signal, but pre-stop still runs, bounded
 	// the same way.
-	m.st.graceAt = m.st.stopBegan.Add(m.cfg.GracePeriod)
+	m.st.graceAt = m.st.stopBegan.Add(m.st.stopGrace)
 	switch {
 	case len(m.cfg.PreStop) > 0:
 		m.startHook(hookPreStop, m.st.graceAt)
@@ -121,14 +128,14 @@ func (m *machine) onGrace() {
 	if !m.st.stopSent {
 		// Pre-stop used up the grace period. As the kubelet, the app
 		// still gets the stop signal and a minimal shutdown window.
-		m.log.With(hookField(hookPreStop), sigField(m.st.stopSignal), slog.Duration("grace_period", m.cfg.GracePeriod), slog.Duration("min_shutdown_window", m.cfg.MinShutdownWindow)).
-			Warnf("stop: pre-stop ran until the grace period of %s expired: sending the stop signal now, SIGKILL in %s", m.cfg.GracePeriod, m.cfg.MinShutdownWindow)
+		m.log.With(hookField(hookPreStop), sigField(m.st.stopSignal), slog.Duration("grace_period", m.st.stopGrace), slog.Duration("min_shutdown_window", m.cfg.MinShutdownWindow)).
+			Warnf("stop: pre-stop ran until the grace period of %s expired: sending the stop signal now, SIGKILL in %s", m.st.stopGrace, m.cfg.MinShutdownWindow)
 		m.sendStop()
 		return
 	}
-	m.decided(fmt.Sprintf("the app did not exit within the grace period of %s: killed with SIGKILL", m.cfg.GracePeriod))
-	m.log.With(sigField(unix.SIGKILL), slog.Duration("grace_period", m.cfg.GracePeriod), appPidField(m.st.appPid)).
-		Warnf("stop: grace period of %s expired: sending SIGKILL to the app", m.cfg.GracePeriod)
+	m.decided(fmt.Sprintf("the app did not exit within the grace period of %s: killed with SIGKILL", m.st.stopGrace))
+	m.log.With(sigField(unix.SIGKILL), slog.Duration("grace_period", m.st.stopGrace), appPidField(m.st.appPid)).
+		Warnf("stop: grace period of %s expired: sending SIGKILL to the app", m.st.stopGrace)
 	if m.cfg.KillGroup {
 		if err := m.w.signalApp(unix.SIGKILL, true); err != nil && !errors.Is(err, errNoApp) {
 			m.log.With(sigField(unix.SIGKILL), errField(err)).Errorf("SIGKILL to the app's group: %v", err)
@@ -232,7 +239,7 @@ func (m *machine) stopEnd() time.Time {
 	if m.st.stopBegan.IsZero() {
 		return time.Time{}
 	}
-	end := m.st.stopBegan.Add(m.cfg.GracePeriod + m.cfg.MinShutdownWindow + m.cfg.DrainTimeout + postStopFloor)
+	end := m.st.stopBegan.Add(m.st.stopGrace + m.cfg.MinShutdownWindow + m.cfg.DrainTimeout + postStopFloor)
 	if floor := m.now().Add(postStopFloor); end.Before(floor) {
 		end = floor
 	}

@@ -7,7 +7,7 @@ import (
 )
 
 func ExampleParseSpec() {
-	for _, s := range []string{"http://127.0.0.1:8080/healthz", "tcp://127.0.0.1:5432", `["/bin/check"]`, "https://127.0.0.1:8443/healthz", "grpc://x:1"} {
+	for _, s := range []string{"http://127.0.0.1:8080/healthz", "tcp://127.0.0.1:5432", `["/bin/check"]`, "https://127.0.0.1:8443/healthz", "grpc://127.0.0.1:50051/grpc.health.v1.Health", "ftp://x:1"} {
 		spec, err := probe.ParseSpec(s)
 		fmt.Println(spec, err)
 	}
@@ -16,7 +16,8 @@ func ExampleParseSpec() {
 	// tcp://127.0.0.1:5432 <nil>
 	// ["/bin/check"] <nil>
 	// https://127.0.0.1:8443/healthz <nil>
-	// <nil> probe "grpc://x:1": unsupported scheme (want http://, https:// or tcp://)
+	// grpc://127.0.0.1:50051/grpc.health.v1.Health <nil>
+	// <nil> probe "ftp://x:1": unsupported scheme (want http://, https://, tcp:// or grpc://)
 }
 
 func ExampleThreshold() {

@@ -7,7 +7,7 @@ import (
 
 // FuzzParseSpec: no panic, one-line errors.
 func FuzzParseSpec(f *testing.F) {
-	for _, s := range []string{"http://127.0.0.1:8080/x", "tcp://h:1", "tcp://", "http://[::1", "exit 0", `["a"]`, "[", ""} {
+	for _, s := range []string{"http://127.0.0.1:8080/x", "tcp://h:1", "tcp://", "http://[::1", "exit 0", `["a"]`, "[", "", "grpc://h:1/a.B/c", "grpc://", "grpc://h:1/s?q#f"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {

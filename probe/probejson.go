@@ -20,6 +20,10 @@ import (
 type Settings struct {
 	Period, Timeout, InitialDelay      *time.Duration
 	FailureThreshold, SuccessThreshold *int
+	// GracePeriod is the probe's own terminationGracePeriodSeconds: it
+	// replaces --grace-period for a stop this probe's failure begins. The
+	// caller rejects it on a readiness probe, as the API does.
+	GracePeriod *time.Duration
 }
 
 // Apply overrides p with what s sets.
@@ -49,13 +53,21 @@ type jsonProbe struct {
 	} `json:"exec"`
 	HTTPGet                       *hooks.HTTPGetHandler `json:"httpGet"`
 	TCPSocket                     *tcpSocket            `json:"tcpSocket"`
-	GRPC                          json.RawMessage       `json:"grpc"`
+	GRPC                          *grpcAction           `json:"grpc"`
 	InitialDelaySeconds           *int32                `json:"initialDelaySeconds"`
 	TimeoutSeconds                *int32                `json:"timeoutSeconds"`
 	PeriodSeconds                 *int32                `json:"periodSeconds"`
 	SuccessThreshold              *int32                `json:"successThreshold"`
 	FailureThreshold              *int32                `json:"failureThreshold"`
-	TerminationGracePeriodSeconds json.RawMessage       `json:"terminationGracePeriodSeconds"`
+	TerminationGracePeriodSeconds *int64                `json:"terminationGracePeriodSeconds"`
+}
+
+// grpcAction is core/v1 GRPCAction (staging/src/k8s.io/api/core/v1/types.go):
+// Port is an int32, so a named port (a string) fails to decode, as the API
+// server rejects it; Service is optional and any string, "" included.
+type grpcAction struct {
+	Port    int32   `json:"port"`
+	Service *string `json:"service"`
 }
 
 type tcpSocket struct {
@@ -83,11 +95,7 @@ func ParseJSON(s string) (Checker, Settings, error) {
 	}
 	switch {
 	case n != 1:
-		return nil, Settings{}, fmt.Errorf("probe %s: want exactly one of exec, httpGet or tcpSocket, got %d", q, n)
-	case p.GRPC != nil:
-		return nil, Settings{}, fmt.Errorf("probe %s: grpc probes are not supported (a gRPC client would about double tend's size); use exec with grpc_health_probe", q)
-	case p.TerminationGracePeriodSeconds != nil:
-		return nil, Settings{}, fmt.Errorf("probe %s: a probe's own terminationGracePeriodSeconds is not supported; use --grace-period", q)
+		return nil, Settings{}, fmt.Errorf("probe %s: want exactly one of exec, httpGet, tcpSocket or grpc, got %d", q, n)
 	}
 	c, err := p.checker()
 	if err != nil {
@@ -113,6 +121,17 @@ func (p *jsonProbe) checker() (Checker, error) {
 			return nil, err
 		}
 		return newHTTP(a), nil
+	case p.GRPC != nil:
+		// validateGRPCAction (pkg/apis/core/validation/validation.go):
+		// ValidatePortNumOrName of the number, so 1..65535.
+		if p.GRPC.Port < 1 || p.GRPC.Port > 65535 {
+			return nil, fmt.Errorf("grpc.port must be 1..65535, got %d", p.GRPC.Port)
+		}
+		g := GRPC{Addr: net.JoinHostPort("127.0.0.1", strconv.Itoa(int(p.GRPC.Port)))} // the kubelet dials the pod IP: this container
+		if p.GRPC.Service != nil {
+			g.Service = *p.GRPC.Service
+		}
+		return g, nil
 	}
 	port, err := hooks.Port(p.TCPSocket.Port)
 	if err != nil {
@@ -152,6 +171,18 @@ func (p *jsonProbe) settings() (Settings, error) {
 		*dst = &n
 		return nil
 	}
+	if g := p.TerminationGracePeriodSeconds; g != nil {
+		// validateProbe (pkg/apis/core/validation/validation.go): "must be
+		// greater than 0"; 0 is rejected too, not only negatives.
+		if *g <= 0 {
+			return Settings{}, fmt.Errorf("terminationGracePeriodSeconds must be > 0, got %d", *g)
+		}
+		if *g > maxGraceSeconds {
+			return Settings{}, fmt.Errorf("terminationGracePeriodSeconds must be <= %d, got %d", int64(maxGraceSeconds), *g)
+		}
+		d := time.Duration(*g) * time.Second
+		st.GracePeriod = &d
+	}
 	for _, err := range []error{
 		secs("periodSeconds", p.PeriodSeconds, 1, &st.Period),
 		secs("timeoutSeconds", p.TimeoutSeconds, 1, &st.Timeout),
@@ -165,6 +196,11 @@ func (p *jsonProbe) settings() (Settings, error) {
 	}
 	return st, nil
 }
+
+// maxGraceSeconds keeps terminationGracePeriodSeconds a valid
+// time.Duration (about 292 years): the API's int64 has no upper bound, but
+// a longer wait than this is no wait a container sees end.
+const maxGraceSeconds = 1 << 32
 
 // IsJSON reports whether a probe value is in the JSON form.
 func IsJSON(s string) bool { return strings.HasPrefix(strings.TrimSpace(s), "{") }

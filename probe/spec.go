@@ -17,7 +17,7 @@ import (
 
 // Checker is one probe: it runs one attempt, bounded by timeout, and
 // returns nil when the target passed. There is one type per kind (HTTP,
-// TCP, Exec), so adding a kind adds a type, not a case to every switch.
+// TCP, GRPC, Command), so adding a kind adds a type, not a case to every switch.
 type Checker interface {
 	Check(ctx context.Context, x Exec, timeout time.Duration) error
 	String() string
@@ -46,7 +46,7 @@ type TCP struct{ Addr string }
 type Command struct{ Cmd hooks.Command }
 
 // ParseSpec reads a probe: "http://HOST:PORT/PATH", "https://HOST:PORT/PATH",
-// "tcp://HOST:PORT", or else a hook command (shell string or JSON exec
+// "tcp://HOST:PORT", "grpc://HOST:PORT[/SERVICE]" (parseGRPC), or else a hook command (shell string or JSON exec
 // array). A host must be a host name or an IP address and a port 1..65535
 // (target.ParseHTTPURL, target.CheckHost): anything else would fail every
 // attempt, or probe another target than written, instead of stopping tend
@@ -64,9 +64,15 @@ func ParseSpec(s string) (Checker, error) {
 			return nil, fmt.Errorf("probe %s: %v", excerpt.Quote(s), err)
 		}
 		return TCP{Addr: addr}, nil
+	case strings.HasPrefix(s, "grpc://"):
+		g, err := parseGRPC(s)
+		if err != nil {
+			return nil, fmt.Errorf("probe %s: %v", excerpt.Quote(s), err)
+		}
+		return g, nil
 	case isURL(s):
-		// grpc://, ftp://... would otherwise run as a shell command.
-		return nil, fmt.Errorf("probe %s: unsupported scheme (want http://, https:// or tcp://)", excerpt.Quote(s))
+		// ftp://, grpcs://... would otherwise run as a shell command.
+		return nil, fmt.Errorf("probe %s: unsupported scheme (want http://, https://, tcp:// or grpc://)", excerpt.Quote(s))
 	}
 	c, err := hooks.Parse(s)
 	if err != nil {

@@ -1,0 +1,156 @@
+package grpc
+
+import (
+	"bufio"
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"golang.org/x/net/http2/hpack"
+
+	"github.com/tend-init/tend/internal/excerpt"
+)
+
+const (
+	// maxMessage bounds the response message: a HealthCheckResponse is
+	// two or three bytes.
+	maxMessage = 4 << 10
+	// maxService keeps the request in one DATA frame within the peer's
+	// default frame size and window.
+	maxService = 4 << 10
+	// defaultTimeout bounds a call whose context has no deadline: the
+	// kubelet's default timeoutSeconds (k8s.io/api core/v1 Probe).
+	defaultTimeout = time.Second
+)
+
+// Check makes one grpc.health.v1.Health/Check call for service over one
+// plaintext HTTP/2 connection to addr (HOST:PORT), bounded by ctx's
+// deadline (sent as grpc-timeout). nil only when the server answers SERVING.
+func Check(ctx context.Context, addr, service string) error {
+	if len(service) > maxService {
+		return fmt.Errorf("service name of %d bytes, over the %d tend sends", len(service), maxService)
+	}
+	deadline, ok := ctx.Deadline()
+	if !ok {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, defaultTimeout)
+		defer cancel()
+		deadline, _ = ctx.Deadline()
+	}
+	timeout := time.Until(deadline)
+	// The caller made its deadline from a probe timeout a moment ago:
+	// rounding the rest up to 10 ms prints 1s rather than 999.97ms.
+	shown := (timeout + 10*time.Millisecond - 1).Truncate(10 * time.Millisecond)
+	if !ok {
+		shown = defaultTimeout
+	}
+
+	var d net.Dialer
+	nc, err := d.DialContext(ctx, "tcp", addr)
+	if err != nil {
+		if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, os.ErrDeadlineExceeded) || errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			return &timeoutError{fmt.Sprintf("timeout: failed to connect service %s within %v", excerpt.Quote(addr), shown)}
+		}
+		return fmt.Errorf("failed to connect service at %s: %s", excerpt.Quote(addr), oneLine(err))
+	}
+	defer func() { _ = nc.Close() }() // a close error changes no verdict
+	_ = nc.SetDeadline(deadline)      // cannot fail on a fresh TCP connection
+	// A cancelled context (tend stopping) ends the call at once.
+	stop := context.AfterFunc(ctx, func() { _ = nc.SetDeadline(time.Unix(1, 0)) }) // as above
+	defer stop()
+
+	c := &call{nc: nc, dec: newDecoder()}
+	c.fr.r = bufio.NewReaderSize(nc, 4096)
+	c.fr.max = maxFrames
+	err = c.run(addr, service, timeout)
+	if err == nil || isVerdict(err) {
+		goAway(nc)
+		return err
+	}
+	// Only an I/O error is a timeout: a protocol error found just as the
+	// deadline passed keeps its reason.
+	if errors.Is(err, os.ErrDeadlineExceeded) {
+		if errors.Is(ctx.Err(), context.Canceled) {
+			return fmt.Errorf("health rpc cancelled")
+		}
+		return &timeoutError{fmt.Sprintf("timeout: health rpc did not complete within %v (%d frames received)", shown, c.fr.count)}
+	}
+	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE) {
+		return fmt.Errorf("connection closed by the peer before the answer (%d frames received)", c.fr.count)
+	}
+	return errors.New(oneLine(err))
+}
+
+// isVerdict reports an answer the server gave, as opposed to a broken call.
+func isVerdict(err error) bool {
+	var s *StatusError
+	var u *UnhealthyError
+	return errors.As(err, &s) || errors.As(err, &u)
+}
+
+// oneLine keeps an error on one line: a system error can quote an address
+// the user wrote, and that can hold anything.
+func oneLine(err error) string {
+	s := err.Error()
+	if strings.ContainsFunc(s, func(r rune) bool { return r < 0x20 || r == 0x7f }) {
+		return strconv.Quote(s)
+	}
+	return s
+}
+
+// call is the state of one unary call on stream 1.
+type call struct {
+	nc       net.Conn
+	fr       frameReader
+	dec      *hpack.Decoder
+	answered int    // SETTINGS and PINGs acknowledged
+	block    []byte // header block being assembled
+	headers  bool   // response headers received
+	msg      []byte // the response message so far, prefix included
+	full     bool   // msg holds the whole message
+}
+
+// run sends the whole request at once (prior knowledge lets a client send
+// before the server's SETTINGS, within the protocol's defaults) and reads
+// until the answer's trailers.
+func (c *call) run(addr, service string, timeout time.Duration) error {
+	b := append(make([]byte, 0, 256), clientPreface...)
+	b = appendFrame(b, frameSettings, 0, 0, settings())
+	b = appendFrame(b, frameHeaders, flagEndHeaders, 1, encodeRequestHeaders(addr, timeout))
+	req := encodeRequest(service)
+	data := make([]byte, 5, 5+len(req)) // uncompressed flag, then length
+	binary.BigEndian.PutUint32(data[1:], uint32(len(req)))
+	b = appendFrame(b, frameData, flagEndStream, 1, append(data, req...))
+	if _, err := c.nc.Write(b); err != nil {
+		return err
+	}
+	for {
+		h, p, err := c.fr.next()
+		if err != nil {
+			return err
+		}
+		if h.Stream != 1 || (h.Type != frameHeaders && h.Type != frameData) {
+			if err := c.control(h, p); err != nil {
+				return err
+			}
+			continue
+		}
+		var done bool
+		if h.Type == frameHeaders {
+			done, err = c.onHeaders(h, p)
+		} else {
+			done, err = c.onData(h, p)
+		}
+		if done || err != nil {
+			return err
+		}
+	}
+}
