@@ -11,13 +11,10 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"golang.org/x/net/http2"
-	"golang.org/x/net/http2/h2c"
 )
 
-// healthServer is an independent HTTP/2 server (x/net/http2 over h2c,
-// net/http): it answers Check with a hand-framed gRPC response chosen by
+// healthServer is an independent HTTP/2 server (net/http's own, h2c with
+// prior knowledge): it answers Check with a hand-framed gRPC response chosen by
 // the service name, so that tend's client meets a stack it shares no code
 // with.
 func healthServer(t testing.TB) string {
@@ -90,9 +87,10 @@ func healthServer(t testing.TB) string {
 		w.Header().Set("Grpc-Status", "0")
 		w.Header().Set("Grpc-Message", "")
 	})
-	srv := &http.Server{Handler: h2c.NewHandler(h, &http2.Server{}), ReadHeaderTimeout: 5 * time.Second}
-	go func() { _ = srv.Serve(ln) }()     // returns ErrServerClosed at cleanup
-	t.Cleanup(func() { _ = srv.Close() }) // the listener goes with the test
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: 5 * time.Second, Protocols: new(http.Protocols)}
+	srv.Protocols.SetUnencryptedHTTP2(true) // h2c with prior knowledge, as the kubelet speaks
+	go func() { _ = srv.Serve(ln) }()       // returns ErrServerClosed at cleanup
+	t.Cleanup(func() { _ = srv.Close() })   // the listener goes with the test
 	return ln.Addr().String()
 }
 
