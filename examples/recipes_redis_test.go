@@ -35,8 +35,8 @@ func TestRecipeRedis(t *testing.T) {
 	// Redis's last one, by podman's timestamps.
 	at, all := logTimes(t, p, name, "; grace period", "ready to exit")
 	stopAt, byeAt := at["; grace period"], at["ready to exit"]
-	t.Logf("recipe redis: freeze->exit %.2f s; freeze->tend's stop %.2f s; stop->redis exit %.2f s; exit %s",
-		took.Seconds(), stopAt.Sub(frozen).Seconds(), byeAt.Sub(stopAt).Seconds(), code)
+	t.Logf("recipe redis: freeze->exit %.2f s; freeze->tend's stop %s s; stop->redis exit %s s; exit %s",
+		took.Seconds(), gap(frozen, stopAt), gap(stopAt, byeAt), code)
 	if code != "75" || stopAt.IsZero() || byeAt.IsZero() || strings.Contains(all, "sending SIGKILL to the app") {
 		t.Fatalf("want tend's stop, then Redis's clean exit (no SIGKILL), then exit 75; got exit %s; logs:\n%s", code, tail(all, 8000))
 	}

@@ -14,6 +14,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -93,9 +94,10 @@ func tail(s string, n int) string {
 
 // recipeImage builds the README's recipe name on the base image: a
 // Containerfile whose `tend` stage holds bin/tend (what `make build` wrote),
-// then FROM the base, then the README's block as it is. The image and
-// containers are named after a unique base, removed when the test ends.
-func recipeImage(t *testing.T, name string) (p podman, image, unique string) {
+// then FROM the base, then the README's block as it is, then the test's
+// own fixture lines, if any. The image and containers are named after a
+// unique base, removed when the test ends.
+func recipeImage(t *testing.T, name string, fixture ...string) (p podman, image, unique string) {
 	t.Helper()
 	requirePodman(t)
 	if _, err := exec.LookPath("debootstrap"); err != nil {
@@ -115,6 +117,9 @@ func recipeImage(t *testing.T, name string) (p podman, image, unique string) {
 		t.Fatal(err)
 	}
 	body := "FROM scratch AS tend\nCOPY tend /tend\nFROM " + base + "\n" + readmeRecipe(t, name)
+	for _, line := range fixture {
+		body += line + "\n"
+	}
 	if err := os.WriteFile(filepath.Join(p.dir, "Containerfile"), []byte(body), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -189,4 +194,13 @@ func logTimes(t *testing.T, p podman, name string, marks ...string) (map[string]
 		}
 	}
 	return at, all
+}
+
+// gap formats b-a in seconds for the figures, or "none" when either time
+// was not seen in the log (the check that follows says what is missing).
+func gap(a, b time.Time) string {
+	if a.IsZero() || b.IsZero() {
+		return "none"
+	}
+	return strconv.FormatFloat(b.Sub(a).Seconds(), 'f', 3, 64)
 }
