@@ -148,6 +148,18 @@ image: release
 image-check: deps
 	TEND_REQUIRE_CONTAINERS=1 $(GO) test -count=1 -run '^TestMultiArchImage$$' -v ./examples
 
+# recipes builds the README's recipes (nginx, PostgreSQL, Redis) as the
+# README shows them, on a Debian bookworm root that examples/recipes/base.sh
+# makes with debootstrap, and checks each with podman
+# (examples/recipes_*_test.go). They build only with -tags recipes, so the
+# `go test ./...` of make test never runs them. The base image
+# (localhost/tend-recipes-base:KEY) and its tarball (/var/cache/tend-recipes)
+# are kept, keyed by base.sh and the package list: a warm run does not
+# debootstrap. They use bin/tend, so make build comes first.
+.PHONY: recipes
+recipes: deps build
+	TEND_REQUIRE_CONTAINERS=1 $(GO) test -tags recipes -count=1 -timeout 45m -run '^TestRecipe' -v ./examples
+
 # packages wraps each release binary in a .deb, .rpm and .apk that install
 # /usr/bin/tend and tend(1), and adds them to SHA256SUMS. nfpm runs through
 # go run at a fixed version, so go.mod is untouched; packaging/version.sh

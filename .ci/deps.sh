@@ -3,7 +3,8 @@
 # gcc for the race detector, unshare (util-linux) for PID namespaces, tini/dumb-init as baselines,
 # python3 modules for tini's own test suite, podman/runc for image tests,
 # and for make packages-test: rpm (rpm -qlp), mandoc (man-page lint), groff
-# (renders it as man does) and cpio (unpacks the .rpm's payload).
+# (renders it as man does) and cpio (unpacks the .rpm's payload); debootstrap
+# for make recipes' Debian base.
 set -euo pipefail
 need=()
 # gcc first: go test -race needs cgo, and it is the step a fresh machine
@@ -20,6 +21,7 @@ command -v rpm >/dev/null || need+=(rpm)
 command -v mandoc >/dev/null || need+=(mandoc)
 command -v groff >/dev/null || need+=(groff-base)
 command -v cpio >/dev/null || need+=(cpio)
+command -v debootstrap >/dev/null || need+=(debootstrap)
 [ ${#need[@]} -eq 0 ] && exit 0
 SUDO=""
 [ "$(id -u)" -eq 0 ] || SUDO="sudo"
