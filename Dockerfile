@@ -33,7 +33,7 @@ RUN go mod download
 COPY . .
 ARG VERSION
 RUN CGO_ENABLED=0 go build -trimpath -tags urfave_cli_no_docs,urfave_cli_no_suggest \
-      -ldflags "-s -w -X main.version=${VERSION}" -o /out/tend .
+      -ldflags "-s -w -X main.version=${VERSION} -X runtime.godebugDefault=asyncpreemptoff=1 -X main.godebug=asyncpreemptoff=1" -o /out/tend .
 
 # Target "prebuilt": package a binary that was already built, static and
 # stripped (`make build`), with no build stage and no registry pull. It is

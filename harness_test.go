@@ -32,6 +32,7 @@ type opts struct {
 	dir   string
 	stdin string
 	shell string // run tend through `sh -c SHELL`, with $TEND set
+	bin   string // run this instead of tendBin (tend under another name)
 }
 
 // lines collects a stream's lines and lets tests wait for one.
@@ -121,14 +122,18 @@ func (l *lines) index(s string) int {
 
 func startTend(t *testing.T, o opts, args ...string) *tendProc {
 	t.Helper()
+	bin := tendBin
+	if o.bin != "" {
+		bin = o.bin
+	}
 	var argv []string
 	switch {
 	case o.shell != "":
 		argv = []string{"sh", "-c", o.shell}
 	case o.pid1:
-		argv = append([]string{"unshare", "-pf", "--mount-proc", tendBin}, args...)
+		argv = append([]string{"unshare", "-pf", "--mount-proc", bin}, args...)
 	default:
-		argv = append([]string{tendBin}, args...)
+		argv = append([]string{bin}, args...)
 	}
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Env = append(append(os.Environ(), "TEND="+tendBin, "FAKEAPP="+fakeappBin), o.env...)

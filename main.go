@@ -31,7 +31,24 @@ func main() {
 // set-up failure is one line on stderr and the error's code (1, or 126/127
 // for an app that cannot run, as tini).
 func run(ctx context.Context, args []string, env config.LookupEnv, stdout, stderr io.Writer) int {
-	cfg, check, err := config.Parse(args, env, version, stdout)
+	var (
+		cfg   *lifecycle.Config
+		check *config.Check
+		err   error
+	)
+	dumb := false
+	if dargs, ok := config.DumbInitMode(args, env); ok {
+		// Installed or invoked as dumb-init: its command line, its
+		// behaviour (README, "Migrating from dumb-init").
+		var code int
+		cfg, code, err = config.ParseDumbInit(dargs, env, godebug, stderr)
+		if cfg == nil && err == nil {
+			return code // -h, -V or a usage error, said on stderr
+		}
+		dumb = true
+	} else {
+		cfg, check, err = config.Parse(args, env, version, stdout)
+	}
 	if err == nil && check != nil {
 		// A HEALTHCHECK client: no app, no reaping, no PID 1 needed.
 		if err = runCheck(check); err != nil {
@@ -44,6 +61,12 @@ func run(ctx context.Context, args []string, env config.LookupEnv, stdout, stder
 		l, err = lifecycle.New(*cfg, stderr)
 	}
 	switch {
+	case err != nil && dumb:
+		if line, ok := lifecycle.DumbInitExecError(err); ok {
+			_, _ = io.WriteString(stderr, line) // stderr gone: the code still tells
+			return lifecycle.ExitExecFailed
+		}
+		fallthrough
 	case err != nil:
 		format := lifecycle.LogText // a flag error comes before the format is known
 		if cfg != nil {
@@ -59,6 +82,11 @@ func run(ctx context.Context, args []string, env config.LookupEnv, stdout, stder
 
 // version is set at build time with -ldflags "-X main.version=...".
 var version = "dev"
+
+// godebug is what the build gave the runtime as its GODEBUG defaults
+// (-X runtime.godebugDefault=...), repeated by the Makefile with -X
+// main.godebug=..., since -trimpath keeps -ldflags out of the build info.
+var godebug = ""
 
 // runCheck makes the one GET, or for grpc:// the one Health/Check call.
 // https is not verified, as the kubelet's probes, unless --check-ca names

@@ -13,6 +13,10 @@ import (
 // Binaries built once for the real-process tests. tendBin is built with
 // -race when the tests run with it; staticTendBin is always the plain
 // static build that ships, for a root with no libc and for timings.
+// tendLDFlags is what the Makefile's LDFLAGS give every tend it builds
+// that the tests depend on (TestBuildsTurnAsyncPreemptionOff).
+const tendLDFlags = "-X runtime.godebugDefault=asyncpreemptoff=1 -X main.godebug=asyncpreemptoff=1"
+
 var (
 	tendBin       string
 	staticTendBin string
@@ -45,6 +49,9 @@ func TestMain(m *testing.M) {
 	}
 	for _, b := range builds {
 		args := []string{"build", "-o", b.out}
+		if b.pkg == "." {
+			args = append(args, "-ldflags", tendLDFlags) // as the Makefile's
+		}
 		cgo := "CGO_ENABLED=0"
 		if b.race {
 			args, cgo = append(args, "-race"), "CGO_ENABLED=1" // -race needs cgo

@@ -22,6 +22,10 @@ command -v mandoc >/dev/null || need+=(mandoc)
 command -v groff >/dev/null || need+=(groff-base)
 command -v cpio >/dev/null || need+=(cpio)
 command -v debootstrap >/dev/null || need+=(debootstrap)
+# dumb-init's own suite (make dumb-init-suite): pytest, and ps for its
+# test-zombies.
+/usr/bin/python3 -c 'import pytest' 2>/dev/null || need+=(python3-pytest)
+command -v ps >/dev/null || need+=(procps)
 [ ${#need[@]} -eq 0 ] && exit 0
 SUDO=""
 [ "$(id -u)" -eq 0 ] || SUDO="sudo"

@@ -65,6 +65,10 @@ type Config struct {
 	// terminationMessagePath).
 	TerminationMessagePath string
 
+	// DumbInit, when set, is the dumb-init mode (dumbinit.go); nil is
+	// tend's own mode, tini's behaviour.
+	DumbInit *DumbInit
+
 	HealthAddr string // "" serves nothing
 	// Checks are the app probes, each named, of one kind, with its own
 	// settings. Several of a kind must all pass.

@@ -91,6 +91,7 @@ type Logger struct {
 	json    slog.Handler  // nil: text
 	q       chan logEntry // nil: write synchronously
 	dropped atomic.Uint64
+	dumb    bool // the dumb-init mode's -v: DumbInitf writes (dumbinit.go)
 }
 
 // logEntry is a line to write, a record to encode, or a flush request to
@@ -196,7 +197,11 @@ func (l *Logger) logf(level int, attrs []slog.Attr, format string, args ...any) 
 	if l == nil || level > l.level {
 		return
 	}
-	e := l.entry(level, attrs, fmt.Sprintf(format, args...))
+	l.put(l.entry(level, attrs, fmt.Sprintf(format, args...)))
+}
+
+// put writes e now, or queues it; a full queue drops it and counts.
+func (l *Logger) put(e logEntry) {
 	if l.q == nil {
 		l.emit(e)
 		return

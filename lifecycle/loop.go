@@ -37,6 +37,13 @@ type Loop struct {
 	stopProbe context.CancelFunc
 	probeCtx  context.Context // nil until the first check starts
 	relay     *hooks.Relay    // hooks' output on its way to tend's stdout and stderr; nil until the first hook
+	// The dumb-init mode's (dumbinit.go): whether the app takes stdin as
+	// its controlling terminal; the directory hooks and exec probes start
+	// in once tend has left it for /; the exits the last Reap collected,
+	// for -v.
+	ctty     bool
+	childDir string
+	exits    []reaper.Exit
 }
 
 // New performs the set-up in the order that loses nothing: the parent-death
@@ -57,6 +64,10 @@ func New(cfg Config, stderr io.Writer) (l *Loop, err error) {
 		}
 	}()
 	l.reap = reaper.New(l.onOrphan)
+	if cfg.DumbInit != nil && cfg.DumbInit.Debug {
+		l.log.dumb = true
+		l.reap.Observe(l.observeExits)
+	}
 	l.m = newMachine(&l.cfg, l.log, l, time.Now, os.Environ())
 	if cfg.Pdeathsig != 0 {
 		if err := unix.Prctl(unix.PR_SET_PDEATHSIG, uintptr(cfg.Pdeathsig), 0, 0, 0); err != nil {
@@ -75,7 +86,14 @@ func New(cfg Config, stderr io.Writer) (l *Loop, err error) {
 		l.m.serve = true
 		l.log.Infof("health endpoint on http://%s", srv.Addr())
 	}
-	l.sigs = signals.Listen(cfg.StopSignal)
+	if cfg.DumbInit != nil {
+		l.sigs = signals.ListenDumbInit(cfg.StopSignal, !ownsSockets(&l.cfg), cfg.DumbInit.URG)
+		if cfg.DumbInit.Setsid {
+			l.ctty = l.detachTerminal()
+		}
+	} else {
+		l.sigs = signals.Listen(cfg.StopSignal)
+	}
 	for _, sig := range l.sigs.Ignored {
 		l.log.Debugf("%s was ignored when tend started: it stays ignored, and the app inherits that", signals.Name(sig))
 	}
@@ -105,6 +123,9 @@ func (l *Loop) startAppNow() error {
 		return err
 	}
 	cmd := appCommand(path, l.cfg.Args)
+	if d := l.cfg.DumbInit; d != nil {
+		cmd.SysProcAttr = dumbInitAttr(d.Setsid, l.ctty)
+	}
 	l.cfg.User.apply(cmd)
 	app, err := l.reap.StartScript(cmd)
 	if err != nil {
@@ -112,6 +133,9 @@ func (l *Loop) startAppNow() error {
 	}
 	l.app = app
 	l.log.Infof("started %q as pid %d", l.cfg.Args[0], app.Pid)
+	if l.cfg.DumbInit != nil {
+		l.dumbStarted(app.Pid)
+	}
 	return nil
 }
 
@@ -124,6 +148,9 @@ func (l *Loop) setSubreaper() error {
 	}
 	if is, err := subreaper.Is(); err == nil && is {
 		return nil // a wrapper set the bit and exec'd us
+	}
+	if l.cfg.DumbInit != nil {
+		return nil // dumb-init says nothing either: its users expect silence
 	}
 	l.log.Warnf("tend is not PID 1 and not a child subreaper, so zombie reaping won't work: " +
 		"orphans are re-parented elsewhere. Use -s or TINI_SUBREAPER, or run tend as PID 1")
@@ -175,7 +202,7 @@ func (l *Loop) Run(ctx context.Context) int {
 	l.m.begin(pid)
 	// The sweep after the start (CONVENTIONS A.5): SIGCHLD was registered
 	// before the fork, so this only catches what exited in between.
-	none, err := l.reap.Reap()
+	none, err := l.reapAll()
 	l.m.handle(reaped{none: none, err: err})
 	timer := time.NewTimer(time.Hour)
 	timer.Stop()
@@ -198,7 +225,7 @@ func (l *Loop) Run(ctx context.Context) int {
 			ev = sigEvent{sig.(unix.Signal)}
 		case <-l.sigs.Child:
 			// Signals coalesce: Reap drains every exit there is.
-			none, err := l.reap.Reap()
+			none, err := l.reapAll()
 			ev = reaped{none: none, err: err}
 		case e := <-appDone:
 			appDone = nil

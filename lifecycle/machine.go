@@ -42,6 +42,11 @@ type world interface {
 	reapNow() (none bool, err error)
 	// publish hands the health endpoint a snapshot.
 	publish(*health.Status)
+	// suspend stops tend itself (the dumb-init mode's self-suspend).
+	suspend()
+	// signalExitedGroup signals the process group that the reaped app
+	// with pid led (the dumb-init mode's TERM at exit).
+	signalExitedGroup(pid int, sig unix.Signal)
 }
 
 // errNoApp is signalApp's answer once the app is gone.
@@ -101,8 +106,11 @@ type state struct {
 	held         []unix.Signal // stop signals received during pre-stop
 	stopSent     bool
 	stopBegan    time.Time
-	exitOverride int    // one of the Exit* codes, or 0
-	reason       string // why tend, not the app, decided the outcome
+	exitOverride int // one of the Exit* codes, or 0
+	// handOff: signals to ignore once each, in the dumb-init mode, after
+	// tend detached from the terminal of the session it led.
+	handOff []unix.Signal
+	reason  string // why tend, not the app, decided the outcome
 
 	stopGrace   time.Duration // this stop's grace period: Config.GracePeriod or the failed probe's own
 	graceAt     time.Time     // SIGKILL to the app; zero when not armed
@@ -208,8 +216,20 @@ func (m *machine) handle(ev event) {
 // onSignal handles one received signal. TERM and INT begin the stop
 // sequence; anything else is passed to the app at once.
 func (m *machine) onSignal(recv unix.Signal) {
+	if m.dumb() {
+		m.log.DumbInitf("Received signal %d.", recv)
+		if m.dumbHandOff(recv) {
+			return
+		}
+		// Forwarded or dropped, a terminal stop signal stops tend too.
+		defer m.dumbSuspend(recv)
+	}
 	sig, ok := m.cfg.Rewrite.Apply(recv)
+	if _, rule := m.cfg.Rewrite[recv]; rule {
+		m.log.DumbInitf("Translating signal %d to %d.", recv, sig)
+	}
 	if !ok {
+		m.log.DumbInitf("Not forwarding signal %d to children (ignored).", 0)
 		m.log.With(sigField(recv)).Debugf("dropped %s (rewrite rule)", signals.Name(recv))
 		return
 	}
@@ -277,6 +297,7 @@ func (m *machine) forward(sig unix.Signal) {
 		return
 	}
 	m.st.forwarded[sig]++
+	m.log.DumbInitf("Forwarded signal %d to children.", sig)
 	m.log.With(sigField(sig), appPidField(m.st.appPid)).Debugf("forwarded %s to pid %d", signals.Name(sig), m.st.appPid)
 }
 
@@ -289,6 +310,9 @@ func (m *machine) onAppExit(code int) {
 	m.st.appExited, m.st.appCode = true, code
 	ran := m.now().Sub(m.st.appStarted).Round(time.Millisecond)
 	m.log.With(appPidField(m.st.appPid), slog.Int("code", code), durField(ran)).Infof("app (pid %d) exited with code %d after %s", m.st.appPid, code, ran)
+	if m.dumb() {
+		m.dumbAppExit(code)
+	}
 	m.cancelHook(hookPostStart, errors.New("the app exited"))
 }
 

@@ -59,7 +59,9 @@ func (m *machine) beginStopGrace(grace time.Duration, sig unix.Signal, why strin
 	// Pre-stop and the stop signal share the grace deadline; in pause
 	// mode there is no app to signal, but pre-stop still runs, bounded
 	// the same way.
-	m.st.graceAt = m.st.stopBegan.Add(m.st.stopGrace)
+	if m.graceKill() {
+		m.st.graceAt = m.st.stopBegan.Add(m.st.stopGrace)
+	}
 	switch {
 	case len(m.cfg.PreStop) > 0:
 		m.startHook(hookPreStop, m.st.graceAt)
@@ -73,7 +75,7 @@ func (m *machine) beginStopGrace(grace time.Duration, sig unix.Signal, why strin
 func (m *machine) sendStop() {
 	m.st.stopSent = true
 	now := m.now()
-	if earliest := now.Add(m.cfg.MinShutdownWindow); m.st.graceAt.Before(earliest) {
+	if earliest := now.Add(m.cfg.MinShutdownWindow); m.graceKill() && m.st.graceAt.Before(earliest) {
 		m.st.graceAt = earliest
 	}
 	if m.st.stopSignal == 0 {
@@ -86,7 +88,7 @@ func (m *machine) sendStop() {
 		// thawed) cannot act on the stop signal until continued: SIGCONT
 		// right after it, as systemd sends, lets it stop at once instead
 		// of waiting out the grace period for SIGKILL.
-		if m.st.stopSignal != unix.SIGCONT {
+		if m.st.stopSignal != unix.SIGCONT && !m.dumb() {
 			m.forward(unix.SIGCONT)
 		}
 	}

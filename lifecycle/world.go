@@ -99,21 +99,27 @@ func (l *Loop) stopProbes() { l.stopProbe() }
 // signal dispositions tend inherited, not the ones it set for its own
 // survival after the app started (signals.Channels.ForChild).
 // as, when set, is the --user they run as.
-func (l *Loop) childStarter(as *User) hooks.Starter { return childStarter{l.reap, l.sigs, as} }
+func (l *Loop) childStarter(as *User) hooks.Starter {
+	return childStarter{l.reap, l.sigs, as, l.childDir}
+}
 
 type childStarter struct {
 	r    *reaper.Reaper
 	sigs *signals.Channels
 	as   *User
+	dir  string // "" but in the dumb-init mode, where tend itself is in /
 }
 
 func (s childStarter) Start(cmd *exec.Cmd) (c *reaper.Child, err error) {
 	s.as.apply(cmd)
+	if cmd.Dir == "" {
+		cmd.Dir = s.dir
+	}
 	s.sigs.ForChild(func() { c, err = s.r.Start(cmd) })
 	return c, err
 }
 
-func (l *Loop) reapNow() (bool, error) { return l.reap.Reap() }
+func (l *Loop) reapNow() (bool, error) { return l.reapAll() }
 
 // startApp starts the app after pre-start: by then tend has set up its own
 // signal dispositions and queue cap, so the fork goes through ForChild,

@@ -97,6 +97,12 @@ func (r *recorder) countRest() int {
 
 func (r *recorder) publish(st *health.Status) { r.published = st }
 
+func (r *recorder) suspend() { r.act("suspend") }
+
+func (r *recorder) signalExitedGroup(pid int, sig unix.Signal) {
+	r.act("exited group %d %s", pid, signals.Name(sig))
+}
+
 // newTestMachine builds a machine over a recorder, with cfg applied over
 // the defaults.
 func newTestMachine(edit func(*Config)) (*machine, *recorder) {

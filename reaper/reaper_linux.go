@@ -53,6 +53,9 @@ type Reaper struct {
 	// subscribed to, the moment it is reaped: nothing is lost in transit
 	// when tend exits right after.
 	orphan func(Exit)
+	// observe, when set, is called under mu for every reaped process,
+	// subscribed or not, before it is delivered (Observe).
+	observe func(Exit)
 	// noPidfd is set once clone(CLONE_PIDFD) has been refused; later
 	// starts ask for no pidfd.
 	noPidfd atomic.Bool
@@ -65,6 +68,12 @@ type Reaper struct {
 func New(orphan func(Exit)) *Reaper {
 	return &Reaper{subs: make(map[int]*Child), orphan: orphan}
 }
+
+// Observe has f called for every reaped process, the app and hooks
+// included, the moment it is reaped and before its Child hears of it; the
+// dumb-init mode's -v lists each exit as dumb-init does. Call it before the
+// first Start; f must not block.
+func (r *Reaper) Observe(f func(Exit)) { r.observe = f }
 
 // reapChunk is how many processes Reap collects under one hold of the lock
 // before it lets other goroutines run and the runtime poll the network:
@@ -107,6 +116,9 @@ func (r *Reaper) reapSome(max int) (none, more bool, err error) {
 			return false, false, nil
 		}
 		e := Exit{Pid: pid, Status: ws}
+		if r.observe != nil {
+			r.observe(e)
+		}
 		if c, ok := r.subs[pid]; ok {
 			delete(r.subs, pid)
 			c.reaped.Store(true)

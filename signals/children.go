@@ -60,7 +60,7 @@ type childSignals struct {
 // inheriting that. Called by AfterAppStart, before any hook or probe.
 func (c *Channels) ignoreOwn() {
 	var job []os.Signal
-	for _, s := range []unix.Signal{unix.SIGTTIN, unix.SIGTTOU} {
+	for _, s := range c.jobControl() {
 		if h, err := dispositionRaw(s); err == nil && h != sigIgn {
 			job = append(job, s)
 		}
@@ -96,6 +96,15 @@ func (c *Channels) ignoreOwn() {
 			c.child.swap = append(c.child.swap, s)
 		}
 	}
+}
+
+// jobControl lists the job-control signals tend ignores for itself: none
+// in the dumb-init mode, which forwards them and then suspends itself.
+func (c *Channels) jobControl() []unix.Signal {
+	if c.dumbInit {
+		return nil
+	}
+	return []unix.Signal{unix.SIGTTIN, unix.SIGTTOU}
 }
 
 // ForChild runs start, which forks and execs one hook or probe, so that

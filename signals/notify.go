@@ -37,6 +37,9 @@ type Channels struct {
 	queue    queue       // tend's own cap on queued signals (queue_linux.go)
 	// child is what hooks and probes inherit: children.go.
 	child childSignals
+	// dumbInit: ListenDumbInit built these; TTIN and TTOU are forwarded,
+	// not ignored (dumbinit.go).
+	dumbInit bool
 }
 
 // CapQueue caps tend's own queue of realtime signals at QueueLimit (see
@@ -209,9 +212,17 @@ func (c *Channels) AfterAppStart() <-chan struct{} {
 	// c.Forward, which the loop owns. The first runs as soon as the loop
 	// waits, so the loop need not wait for its seven round trips.
 	go func() {
-		signal.Notify(c.Forward, c.later...)
+		// Never Notify with no signals: that asks for every signal,
+		// URG and PROF included. later is empty in the dumb-init mode
+		// (all registered by ListenDumbInit) and when every one of them
+		// was inherited ignored.
+		if len(c.later) > 0 {
+			signal.Notify(c.Forward, c.later...)
+		}
 		time.AfterFunc(RealtimeDelay, func() {
-			signal.Notify(c.Forward, c.realtime...)
+			if len(c.realtime) > 0 {
+				signal.Notify(c.Forward, c.realtime...)
+			}
 			close(done)
 		})
 	}()

@@ -1,0 +1,377 @@
+package config
+
+import (
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
+
+	"github.com/tend-init/tend/lifecycle"
+	"github.com/tend-init/tend/signals"
+	"golang.org/x/sys/unix"
+)
+
+// DumbInitVersion is the dumb-init release whose command line and
+// behaviour the dumb-init mode reproduces; -V prints it as dumb-init
+// does, so a script that checks `dumb-init -V` keeps working.
+const DumbInitVersion = "1.2.5"
+
+// dumbInitMaxSig is dumb-init's MAXSIG: -r takes signals 1 to 31 only.
+const dumbInitMaxSig = 31
+
+// DumbInitMode reports whether tend runs as dumb-init, and with which
+// command line: when installed or linked as dumb-init (the basename of
+// argv[0]), when --dumb-init is the first argument (dropped here), or
+// when TEND_MODE=dumb-init. argv[0] is kept, since dumb-init's messages
+// name it.
+func DumbInitMode(args []string, env LookupEnv) ([]string, bool) {
+	if len(args) == 0 {
+		return args, false
+	}
+	if filepath.Base(args[0]) == "dumb-init" {
+		return args, true
+	}
+	if len(args) > 1 && args[1] == "--dumb-init" {
+		return append([]string{args[0]}, args[2:]...), true
+	}
+	if v, ok := env("TEND_MODE"); ok && v == "dumb-init" {
+		return args, true
+	}
+	return args, false
+}
+
+// dumbInitOptions is dumb-init's getopt_long table ("+hvVcr:").
+var dumbInitOptions = []struct {
+	long  string
+	short byte
+	arg   bool
+}{
+	{"help", 'h', false},
+	{"single-child", 'c', false},
+	{"rewrite", 'r', true},
+	{"verbose", 'v', false},
+	{"version", 'V', false},
+}
+
+// dumbInitArgs is dumb-init's own command line, read.
+type dumbInitArgs struct {
+	args          []string
+	setsid, debug bool
+	// rewrite maps a received signal 1..31 to the one forwarded: -1
+	// forwards it unchanged, 0 drops it.
+	rewrite [dumbInitMaxSig + 1]int
+}
+
+// debugf writes one of dumb-init's parse-time debug lines at once: they
+// come before anything the loop logs.
+func (d *dumbInitArgs) debugf(w io.Writer, line string) {
+	if d.debug {
+		_, _ = io.WriteString(w, "[dumb-init] "+line) // stderr gone: nothing to tell
+	}
+}
+
+// ParseDumbInit is Parse for the dumb-init mode: dumb-init's command line
+// and variables, read exactly as dumb-init 1.2.5 does (dumb-init.c,
+// parse_command, messages included), over tend's TEND_* (and TINI_*)
+// variables, which keep every feature of tend's own. A nil config and a
+// nil error mean tend is done: -h, -V, a usage error or a bad -r, written
+// to stderr; code is then the exit code. An error is a TEND_* variable's.
+//
+// Where the dumb-init mode's defaults differ from tend's, a variable that
+// names the setting still wins: verbosity errors only (dumb-init prints
+// nothing else) unless TEND_VERBOSITY or TINI_VERBOSITY; no SIGKILL at
+// the grace period unless TEND_GRACE_PERIOD; the app's process group is
+// signalled in setsid mode.
+//
+// buildGodebug is the GODEBUG defaults tend was built with (package
+// main's godebug).
+func ParseDumbInit(args []string, env LookupEnv, buildGodebug string, stderr io.Writer) (cfg *lifecycle.Config, code int, err error) {
+	prog := "dumb-init"
+	if len(args) > 0 {
+		prog = args[0]
+	}
+	d := dumbInitArgs{setsid: true}
+	for i := range d.rewrite {
+		d.rewrite[i] = -1
+	}
+	opt := func(c byte, val string) (done bool) {
+		switch c {
+		case 'h':
+			fmt.Fprintf(stderr, dumbInitHelp, DumbInitVersion, prog)
+			return true
+		case 'V':
+			fmt.Fprintf(stderr, "dumb-init v%s\n", DumbInitVersion)
+			return true
+		case 'v':
+			d.debug = true
+		case 'c':
+			d.setsid = false
+		case 'r':
+			from, to, ok := parseDumbRewrite(val)
+			if !ok {
+				fmt.Fprintf(stderr, "Usage: -r option takes <signum>:<signum>, where <signum> is between 1 and %d.\n"+
+					"This option can be specified multiple times.\n"+
+					"Use --help for full usage.\n", dumbInitMaxSig)
+				code = 1
+				return true
+			}
+			d.rewrite[from] = to
+		}
+		return false
+	}
+	i, done := dumbGetopt(args, prog, stderr, opt)
+	if done {
+		if code == 0 && i < 0 {
+			code = 1 // an unknown option or a missing argument
+		}
+		return nil, code, nil
+	}
+	if i >= len(args) {
+		fmt.Fprintf(stderr, "Usage: %s [option] program [args]\nTry %s --help for full usage.\n", prog, prog)
+		return nil, 1, nil
+	}
+	d.args = args[i:]
+	if v, ok := env("DUMB_INIT_DEBUG"); ok && v == "1" {
+		d.debug = true
+		d.debugf(stderr, "Running in debug mode.\n")
+	}
+	if v, ok := env("DUMB_INIT_SETSID"); ok && v == "0" {
+		d.setsid = false
+		d.debugf(stderr, "Not running in setsid mode.\n")
+	}
+	if d.setsid {
+		// dumb-init's default: job-control signals stop the whole group
+		// (set_rewrite_to_sigstop_if_not_defined).
+		for _, s := range []int{20, 21, 22} { // TSTP, TTIN, TTOU
+			if d.rewrite[s] == -1 {
+				d.rewrite[s] = 19 // STOP
+			}
+		}
+	}
+	cfg, err = d.config(env, buildGodebug)
+	return cfg, 0, err
+}
+
+// config is tend's configuration for dumb-init's command line d: the
+// TEND_* variables read as Parse reads them, with d over them.
+func (d *dumbInitArgs) config(env LookupEnv, buildGodebug string) (*lifecycle.Config, error) {
+	v, err := readValues(nil, env, flagSpecs())
+	if err != nil {
+		return nil, err
+	}
+	cfg, err := buildConfig(v)
+	if err != nil {
+		return nil, err
+	}
+	cfg.Args = d.args
+	cfg.DumbInit = &lifecycle.DumbInit{Setsid: d.setsid, Debug: d.debug, GraceKill: isSet(env, "TEND_GRACE_PERIOD"),
+		URG: asyncPreemptOff(env, buildGodebug)}
+	cfg.KillGroup = cfg.KillGroup || d.setsid
+	if !isSet(env, "TEND_VERBOSITY") && !isSet(env, "TINI_VERBOSITY") {
+		cfg.Verbosity = lifecycle.LevelError
+	}
+	for from, to := range d.rewrite {
+		if to < 0 {
+			continue
+		}
+		if cfg.Rewrite == nil {
+			cfg.Rewrite = signals.Rewrite{}
+		}
+		cfg.Rewrite[unix.Signal(from)] = unix.Signal(to)
+	}
+	return cfg, nil
+}
+
+// asyncPreemptOff reports whether the Go runtime runs with asynchronous
+// preemption off, so that it never sends tend a SIGURG of its own: when
+// GODEBUG says so, or else when the build set it (buildGodebug: the
+// Makefile's -X runtime.godebugDefault=asyncpreemptoff=1), as the runtime
+// decides it
+// (runtime1.go, parsedebugvars: the build's defaults, then GODEBUG, the
+// last setting of a name winning).
+func asyncPreemptOff(env LookupEnv, buildGodebug string) bool {
+	if g, ok := env("GODEBUG"); ok {
+		if v, ok := lastSetting(g, "asyncpreemptoff"); ok {
+			return v == "1"
+		}
+	}
+	v, ok := lastSetting(buildGodebug, "asyncpreemptoff")
+	return ok && v == "1"
+}
+
+// lastSetting is the value of the last name=value for name in a GODEBUG
+// list.
+func lastSetting(list, name string) (val string, ok bool) {
+	for _, kv := range strings.Split(list, ",") {
+		if k, v, found := strings.Cut(strings.TrimSpace(kv), "="); found && k == name {
+			val, ok = v, true
+		}
+	}
+	return val, ok
+}
+
+func isSet(env LookupEnv, name string) bool {
+	v, ok := env(name)
+	return ok && v != ""
+}
+
+// dumbGetopt is glibc's getopt_long for dumb-init's table, with "+": it
+// stops at the first operand or after "--". It returns the index of the
+// program, or done when opt said so or an option was wrong (then -1, with
+// glibc's message on stderr).
+func dumbGetopt(args []string, prog string, stderr io.Writer, opt func(c byte, val string) bool) (int, bool) {
+	i := 1
+	for i < len(args) {
+		a := args[i]
+		switch {
+		case a == "--":
+			return i + 1, false
+		case strings.HasPrefix(a, "--"):
+			name, val, hasVal := strings.Cut(a[2:], "=")
+			o, msg := dumbLong(name)
+			if msg != "" {
+				fmt.Fprintf(stderr, msg, prog, a)
+				return -1, true
+			}
+			long := dumbInitOptions[o]
+			switch {
+			case !long.arg && hasVal:
+				fmt.Fprintf(stderr, "%s: option '--%s' doesn't allow an argument\n", prog, long.long)
+				return -1, true
+			case long.arg && !hasVal:
+				if i+1 >= len(args) {
+					fmt.Fprintf(stderr, "%s: option '--%s' requires an argument\n", prog, long.long)
+					return -1, true
+				}
+				i++
+				val = args[i]
+			}
+			i++
+			if opt(long.short, val) {
+				return i, true
+			}
+		case len(a) > 1 && a[0] == '-':
+			i++
+			for j := 1; j < len(a); j++ {
+				c := a[j]
+				o := dumbShort(c)
+				if o < 0 {
+					fmt.Fprintf(stderr, "%s: invalid option -- '%c'\n", prog, c)
+					return -1, true
+				}
+				val := ""
+				if dumbInitOptions[o].arg {
+					switch {
+					case j+1 < len(a):
+						val = a[j+1:]
+					case i < len(args):
+						val = args[i]
+						i++
+					default:
+						fmt.Fprintf(stderr, "%s: option requires an argument -- '%c'\n", prog, c)
+						return -1, true
+					}
+					j = len(a)
+				}
+				if opt(c, val) {
+					return i, true
+				}
+			}
+		default:
+			return i, false // "+": the first operand is the program
+		}
+	}
+	return i, false
+}
+
+// dumbLong finds a long option by its name or an unambiguous prefix, as
+// getopt_long does; on failure it returns glibc's message, a format taking
+// the program and the argument.
+func dumbLong(name string) (int, string) {
+	found := -1
+	for o, long := range dumbInitOptions {
+		if long.long == name {
+			return o, ""
+		}
+		if strings.HasPrefix(long.long, name) {
+			if found >= 0 {
+				return -1, "%s: option '%s' is ambiguous\n"
+			}
+			found = o
+		}
+	}
+	if found < 0 || name == "" {
+		return -1, "%s: unrecognized option '%s'\n"
+	}
+	return found, ""
+}
+
+func dumbShort(c byte) int {
+	for o, long := range dumbInitOptions {
+		if long.short == c {
+			return o
+		}
+	}
+	return -1
+}
+
+// parseDumbRewrite reads "s:r" as dumb-init's sscanf("%d:%d") does:
+// optional blanks and a sign before each number, anything after the second
+// ignored; s must be 1..31 and r 0..31 (0: drop the signal).
+func parseDumbRewrite(s string) (from, to int, ok bool) {
+	from, rest, ok := scanInt(s)
+	if !ok || !strings.HasPrefix(rest, ":") {
+		return 0, 0, false
+	}
+	to, _, ok = scanInt(rest[1:])
+	if !ok || from < 1 || from > dumbInitMaxSig || to < 0 || to > dumbInitMaxSig {
+		return 0, 0, false
+	}
+	return from, to, true
+}
+
+// scanInt is sscanf's %d: blanks, a sign, then at least one digit. A
+// value too large for the range check saturates, which the check rejects.
+func scanInt(s string) (n int, rest string, ok bool) {
+	s = strings.TrimLeft(s, " \t\n\v\f\r")
+	neg := false
+	if s != "" && (s[0] == '+' || s[0] == '-') {
+		neg = s[0] == '-'
+		s = s[1:]
+	}
+	i := 0
+	for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+		if n < 1<<20 {
+			n = n*10 + int(s[i]-'0')
+		}
+		i++
+	}
+	if i == 0 {
+		return 0, s, false
+	}
+	if neg {
+		n = -n
+	}
+	return n, s[i:], true
+}
+
+// dumbInitHelp is dumb-init's print_help, word for word: scripts and its
+// test suite compare it.
+const dumbInitHelp = "dumb-init v%s\n" +
+	"Usage: %s [option] command [[arg] ...]\n" +
+	"\n" +
+	"dumb-init is a simple process supervisor that forwards signals to children.\n" +
+	"It is designed to run as PID1 in minimal container environments.\n" +
+	"\n" +
+	"Optional arguments:\n" +
+	"   -c, --single-child   Run in single-child mode.\n" +
+	"                        In this mode, signals are only proxied to the\n" +
+	"                        direct child and not any of its descendants.\n" +
+	"   -r, --rewrite s:r    Rewrite received signal s to new signal r before proxying.\n" +
+	"                        To ignore (not proxy) a signal, rewrite it to 0.\n" +
+	"                        This option can be specified multiple times.\n" +
+	"   -v, --verbose        Print debugging information to stderr.\n" +
+	"   -h, --help           Print this help message and exit.\n" +
+	"   -V, --version        Print the current version and exit.\n" +
+	"\n" +
+	"Full help is available online at https://github.com/Yelp/dumb-init\n"
