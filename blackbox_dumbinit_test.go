@@ -1,7 +1,9 @@
 package main_test
 
 import (
+	"context"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"reflect"
 	"strconv"
@@ -124,5 +126,18 @@ func TestBuildsTurnAsyncPreemptionOff(t *testing.T) {
 		if !strings.Contains(s, tendLDFlags) && !strings.Contains(s, "-X runtime.godebugDefault=asyncpreemptoff=1 -X main.godebug=asyncpreemptoff=1") {
 			t.Errorf("%s does not build tend with %s", f, tendLDFlags)
 		}
+	}
+}
+
+// TestGoCannotReceiveSIGPROF runs the proof of the one case of dumb-init's
+// suite that is excused (testdata/golimits/sigprof): a Go program that asks
+// for SIGPROF never gets it. Should a Go release change that, this fails,
+// and the dumb-init mode can forward PROF.
+func TestGoCannotReceiveSIGPROF(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, "go", "run", "./testdata/golimits/sigprof").CombinedOutput()
+	if err != nil || string(out) != "40 41 \n" {
+		t.Fatalf("go run ./testdata/golimits/sigprof: %v, %q; want \"40 41 \\n\"", err, out)
 	}
 }

@@ -46,12 +46,19 @@ func TestReadmeCommands(t *testing.T) {
 		}
 		line, _, _ = strings.Cut(line, " #")
 		args := shellWords(strings.NewReplacer("[", "", "]", "").Replace(line))
-		if _, _, err := Parse(args, envOf(), testVersion, &bytes.Buffer{}); err != nil {
+		if dargs, ok := DumbInitMode(args, envOf()); ok {
+			if cfg, _, err := ParseDumbInit(dargs, envOf(), "", &bytes.Buffer{}); err != nil || cfg == nil {
+				t.Errorf("README command %q: %v", line, err)
+			}
+		} else if _, _, err := Parse(args, envOf(), testVersion, &bytes.Buffer{}); err != nil {
 			t.Errorf("README command %q: %v", line, err)
 		}
 		n++
 	}
-	known := map[string]bool{"help": true, "h": true}
+	known := map[string]bool{"help": true, "h": true, "dumb-init": true, "TEND_MODE": true}
+	for _, o := range dumbInitOptions {
+		known[o.long] = true
+	}
 	for _, s := range flagSpecs() {
 		known[s.long] = true
 		for _, e := range s.env {

@@ -1,0 +1,100 @@
+package lifecycle
+
+import (
+	"errors"
+	"slices"
+
+	"github.com/tend-init/tend/signals"
+	"golang.org/x/sys/unix"
+)
+
+// A received signal: whether it begins a stop, is held, dropped or
+// forwarded, and to whom.
+
+// onSignal handles one received signal. TERM and INT begin the stop
+// sequence; anything else is passed to the app at once.
+func (m *machine) onSignal(recv unix.Signal) {
+	if m.dumb() {
+		m.log.DumbInitf("Received signal %d.", recv)
+		if m.dumbHandOff(recv) {
+			return
+		}
+		// Forwarded or dropped, a terminal stop signal stops tend too.
+		defer m.dumbSuspend(recv)
+	}
+	sig, ok := m.cfg.Rewrite.Apply(recv)
+	if _, rule := m.cfg.Rewrite[recv]; rule {
+		m.log.DumbInitf("Translating signal %d to %d.", recv, sig)
+	}
+	if !ok {
+		m.log.DumbInitf("Not forwarding signal %d to children (ignored).", 0)
+		m.log.With(sigField(recv)).Debugf("dropped %s (rewrite rule)", signals.Name(recv))
+		return
+	}
+	if m.isStopSignal(recv) {
+		switch {
+		case m.st.phase == phasePreStart:
+			// Nothing to stop yet: pre-start is cut, the app never
+			// starts, and the drain and post-stop follow.
+			m.st.terminating = true
+			m.log.With(sigField(recv)).Infof("received %s during pre-start: the app will not start", signals.Name(recv))
+			m.cancelHook(hookPreStart, errors.New("received "+signals.Name(recv)))
+			return
+		case m.canBeginStop():
+			if m.cfg.StopSignalSet {
+				sig = m.ownStopSignal()
+			}
+			m.beginStop(sig, "received "+signals.Name(recv), sigField(recv))
+			return
+		case m.st.phase == phaseStopping && !m.st.stopSent && m.st.hasApp:
+			// Held, not dropped: the app gets the stop signal once when
+			// pre-stop ends, then each other signal held meanwhile.
+			if sig != m.st.stopSignal && !slices.Contains(m.st.held, sig) {
+				m.st.held = append(m.st.held, sig)
+			}
+			m.log.With(sigField(recv)).Infof("received %s while pre-stop runs: held until it ends", signals.Name(recv))
+			return
+		}
+	}
+	m.forward(sig)
+}
+
+// isStopSignal: TERM and INT always begin a stop; so does the configured
+// stop signal. WINCH or QUIT begin one only when named by --stop-signal:
+// a terminal sends WINCH on every resize.
+func (m *machine) isStopSignal(sig unix.Signal) bool {
+	return sig == unix.SIGTERM || sig == unix.SIGINT || sig == m.cfg.StopSignal
+}
+
+// ownStopSignal is what a stop that tend begins itself sends the app: the
+// configured stop signal after any -r rewrite, never a hard-coded TERM;
+// 0 when a rule drops it.
+func (m *machine) ownStopSignal() unix.Signal {
+	sig, ok := m.cfg.Rewrite.Apply(m.cfg.StopSignal)
+	if !ok {
+		return 0
+	}
+	return sig
+}
+
+// forward sends sig to the app, or to its process group with -g.
+func (m *machine) forward(sig unix.Signal) {
+	if !m.st.hasApp || m.st.appExited {
+		m.log.With(sigField(sig)).Debugf("not forwarding %s: no app running", signals.Name(sig))
+		return
+	}
+	err := m.w.signalApp(sig, m.cfg.KillGroup)
+	switch {
+	case errors.Is(err, errNoApp):
+		// The reaper collected the app in this very iteration, before
+		// its exit was read.
+		m.log.With(sigField(sig)).Debugf("not forwarding %s: no app running", signals.Name(sig))
+		return
+	case err != nil:
+		m.log.With(sigField(sig), appPidField(m.st.appPid), errField(err)).Warnf("forwarding %s to pid %d: %v", signals.Name(sig), m.st.appPid, err)
+		return
+	}
+	m.st.forwarded[sig]++
+	m.log.DumbInitf("Forwarded signal %d to children.", sig)
+	m.log.With(sigField(sig), appPidField(m.st.appPid)).Debugf("forwarded %s to pid %d", signals.Name(sig), m.st.appPid)
+}
