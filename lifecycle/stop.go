@@ -87,7 +87,8 @@ func (m *machine) sendStop() {
 		// A stopped app (kill -STOP, a debugger, a frozen cgroup left
 		// thawed) cannot act on the stop signal until continued: SIGCONT
 		// right after it, as systemd sends, lets it stop at once instead
-		// of waiting out the grace period for SIGKILL.
+		// of waiting out the grace period for SIGKILL. Not in the
+		// dumb-init mode: dumb-init forwards what it receives, no more.
 		if m.st.stopSignal != unix.SIGCONT && !m.dumb() {
 			m.forward(unix.SIGCONT)
 		}
