@@ -172,6 +172,13 @@ func TestHostilePeersFlat(t *testing.T) {
 	for _, h := range hostiles {
 		t.Run(h.name, func(t *testing.T) {
 			addr := rawPeer(t, h.behave)
+			if h.timeout {
+				// What is measured here is that nothing is left behind.
+				// With a 100 ms deadline on a loaded machine (load 31)
+				// the dial itself can be what times out; TestHostilePeers
+				// checks each timeout's own wording.
+				h.want = "timeout: "
+			}
 			var wg sync.WaitGroup
 			for range 5 { // 5 at a time, 10 rounds
 				wg.Add(1)
