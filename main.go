@@ -36,7 +36,6 @@ func run(ctx context.Context, args []string, env config.LookupEnv, stdout, stder
 		check *config.Check
 		err   error
 	)
-	dumb := false
 	if dargs, ok := config.DumbInitMode(args, env); ok {
 		// Installed or invoked as dumb-init: its command line, its
 		// behaviour (README, "Migrating from dumb-init").
@@ -45,7 +44,6 @@ func run(ctx context.Context, args []string, env config.LookupEnv, stdout, stder
 		if cfg == nil && err == nil {
 			return code // -h, -V or a usage error, said on stderr
 		}
-		dumb = true
 	} else {
 		cfg, check, err = config.Parse(args, env, version, stdout)
 	}
@@ -61,7 +59,9 @@ func run(ctx context.Context, args []string, env config.LookupEnv, stdout, stder
 		l, err = lifecycle.New(*cfg, stderr)
 	}
 	switch {
-	case err != nil && dumb:
+	case err != nil && cfg != nil && cfg.DumbInit != nil:
+		// New failed in the dumb-init mode: dumb-init's line for a
+		// program that cannot run.
 		if line, ok := lifecycle.DumbInitExecError(err); ok {
 			_, _ = io.WriteString(stderr, line) // stderr gone: the code still tells
 			return lifecycle.ExitExecFailed

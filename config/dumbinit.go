@@ -57,9 +57,9 @@ var dumbInitOptions = []struct {
 type dumbInitArgs struct {
 	args          []string
 	setsid, debug bool
-	// rewrite maps a received signal 1..31 to the one forwarded: -1
-	// forwards it unchanged, 0 drops it.
-	rewrite [dumbInitMaxSig + 1]int
+	// rewrite maps a received signal 1..31 to the one forwarded; 0
+	// drops it. A signal without a rule is forwarded as it is.
+	rewrite signals.Rewrite
 }
 
 // debugf writes one of dumb-init's parse-time debug lines at once: they
@@ -90,10 +90,7 @@ func ParseDumbInit(args []string, env LookupEnv, buildGodebug string, stderr io.
 	if len(args) > 0 {
 		prog = args[0]
 	}
-	d := dumbInitArgs{setsid: true}
-	for i := range d.rewrite {
-		d.rewrite[i] = -1
-	}
+	d := dumbInitArgs{setsid: true, rewrite: signals.Rewrite{}}
 	opt := func(c byte, val string) (done bool) {
 		switch c {
 		case 'h':
@@ -115,7 +112,7 @@ func ParseDumbInit(args []string, env LookupEnv, buildGodebug string, stderr io.
 				code = 1
 				return true
 			}
-			d.rewrite[from] = to
+			d.rewrite[unix.Signal(from)] = unix.Signal(to)
 		}
 		return false
 	}
@@ -142,9 +139,9 @@ func ParseDumbInit(args []string, env LookupEnv, buildGodebug string, stderr io.
 	if d.setsid {
 		// dumb-init's default: job-control signals stop the whole group
 		// (set_rewrite_to_sigstop_if_not_defined).
-		for _, s := range []int{20, 21, 22} { // TSTP, TTIN, TTOU
-			if d.rewrite[s] == -1 {
-				d.rewrite[s] = 19 // STOP
+		for _, s := range []unix.Signal{unix.SIGTSTP, unix.SIGTTIN, unix.SIGTTOU} {
+			if _, ok := d.rewrite[s]; !ok {
+				d.rewrite[s] = unix.SIGSTOP
 			}
 		}
 	}
@@ -163,21 +160,21 @@ func (d *dumbInitArgs) config(env LookupEnv, buildGodebug string) (*lifecycle.Co
 	if err != nil {
 		return nil, err
 	}
+	// A setting is the user's when its variable is set, as values reads
+	// it; dumb-init's default holds otherwise.
+	_, graceKill := v.str("grace-period")
 	cfg.Args = d.args
-	cfg.DumbInit = &lifecycle.DumbInit{Setsid: d.setsid, Debug: d.debug, GraceKill: isSet(env, "TEND_GRACE_PERIOD"),
+	cfg.DumbInit = &lifecycle.DumbInit{Setsid: d.setsid, Debug: d.debug, GraceKill: graceKill,
 		URG: asyncPreemptOff(env, buildGodebug)}
 	cfg.KillGroup = cfg.KillGroup || d.setsid
-	if !isSet(env, "TEND_VERBOSITY") && !isSet(env, "TINI_VERBOSITY") {
+	if _, set := v.str("verbose"); !set {
 		cfg.Verbosity = lifecycle.LevelError
 	}
 	for from, to := range d.rewrite {
-		if to < 0 {
-			continue
-		}
 		if cfg.Rewrite == nil {
 			cfg.Rewrite = signals.Rewrite{}
 		}
-		cfg.Rewrite[unix.Signal(from)] = unix.Signal(to)
+		cfg.Rewrite[from] = to
 	}
 	return cfg, nil
 }
@@ -186,9 +183,8 @@ func (d *dumbInitArgs) config(env LookupEnv, buildGodebug string) (*lifecycle.Co
 // preemption off, so that it never sends tend a SIGURG of its own: when
 // GODEBUG says so, or else when the build set it (buildGodebug: the
 // Makefile's -X runtime.godebugDefault=asyncpreemptoff=1), as the runtime
-// decides it
-// (runtime1.go, parsedebugvars: the build's defaults, then GODEBUG, the
-// last setting of a name winning).
+// decides it (runtime1.go, parsedebugvars: the build's defaults, then
+// GODEBUG, the last setting of a name winning).
 func asyncPreemptOff(env LookupEnv, buildGodebug string) bool {
 	if g, ok := env("GODEBUG"); ok {
 		if v, ok := lastSetting(g, "asyncpreemptoff"); ok {
@@ -208,11 +204,6 @@ func lastSetting(list, name string) (val string, ok bool) {
 		}
 	}
 	return val, ok
-}
-
-func isSet(env LookupEnv, name string) bool {
-	v, ok := env(name)
-	return ok && v != ""
 }
 
 // dumbInitHelp is dumb-init's print_help, word for word: scripts and its

@@ -23,11 +23,15 @@ func (m *machine) onSignal(recv unix.Signal) {
 		defer m.dumbSuspend(recv)
 	}
 	sig, ok := m.cfg.Rewrite.Apply(recv)
-	if _, rule := m.cfg.Rewrite[recv]; rule {
-		m.log.DumbInitf("Translating signal %d to %d.", recv, sig)
+	if m.dumb() {
+		if _, rule := m.cfg.Rewrite[recv]; rule {
+			m.log.DumbInitf("Translating signal %d to %d.", recv, sig)
+		}
+		if !ok {
+			m.log.DumbInitf("Not forwarding signal %d to children (ignored).", sig)
+		}
 	}
 	if !ok {
-		m.log.DumbInitf("Not forwarding signal %d to children (ignored).", 0)
 		m.log.With(sigField(recv)).Debugf("dropped %s (rewrite rule)", signals.Name(recv))
 		return
 	}
