@@ -9,6 +9,7 @@ import (
 	"github.com/tend-init/tend/health"
 	"github.com/tend-init/tend/hooks"
 	"github.com/tend-init/tend/internal/excerpt"
+	"github.com/tend-init/tend/internal/user"
 	"github.com/tend-init/tend/lifecycle"
 	"github.com/tend-init/tend/probe"
 	"github.com/tend-init/tend/signals"
@@ -63,7 +64,7 @@ func buildConfig(v values) (*lifecycle.Config, error) {
 		}
 	}
 	if s, ok := v.str("user"); ok {
-		u, err := lifecycle.LookupUser(s)
+		u, err := user.LookupUser(s)
 		if err == nil {
 			err = u.CheckSwitch()
 		}

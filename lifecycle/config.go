@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/tend-init/tend/hooks"
+	"github.com/tend-init/tend/internal/user"
 	"github.com/tend-init/tend/probe"
 	"github.com/tend-init/tend/signals"
 	"golang.org/x/sys/unix"
@@ -54,7 +55,7 @@ type Config struct {
 	StopSignalSet bool
 	// User, when set, is who the app, post-start, pre-stop and exec
 	// probes run as (--user); nil: as tend.
-	User *User
+	User *user.User
 	// MinShutdownWindow is the least time the app gets between the stop
 	// signal and SIGKILL, even when pre-stop used up the grace period: the
 	// kubelet's minimumGracePeriodInSeconds (kuberuntime_container.go,

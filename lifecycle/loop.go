@@ -126,7 +126,7 @@ func (l *Loop) startAppNow() error {
 	if d := l.cfg.DumbInit; d != nil {
 		cmd.SysProcAttr = dumbInitAttr(d.Setsid, l.ctty)
 	}
-	l.cfg.User.apply(cmd)
+	runAs(cmd, l.cfg.User)
 	app, err := l.reap.StartScript(cmd)
 	if err != nil {
 		return startError(l.cfg.Args[0], err)

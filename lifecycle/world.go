@@ -12,6 +12,7 @@ import (
 	"github.com/tend-init/tend/health"
 	"github.com/tend-init/tend/hooks"
 	"github.com/tend-init/tend/http1"
+	"github.com/tend-init/tend/internal/user"
 	"github.com/tend-init/tend/probe"
 	"github.com/tend-init/tend/reaper"
 	"github.com/tend-init/tend/signals"
@@ -99,19 +100,19 @@ func (l *Loop) stopProbes() { l.stopProbe() }
 // signal dispositions tend inherited, not the ones it set for its own
 // survival after the app started (signals.Channels.ForChild).
 // as, when set, is the --user they run as.
-func (l *Loop) childStarter(as *User) hooks.Starter {
+func (l *Loop) childStarter(as *user.User) hooks.Starter {
 	return childStarter{l.reap, l.sigs, as, l.childDir}
 }
 
 type childStarter struct {
 	r    *reaper.Reaper
 	sigs *signals.Channels
-	as   *User
+	as   *user.User
 	dir  string // "" but in the dumb-init mode, where tend itself is in /
 }
 
 func (s childStarter) Start(cmd *exec.Cmd) (c *reaper.Child, err error) {
-	s.as.apply(cmd)
+	runAs(cmd, s.as)
 	if cmd.Dir == "" {
 		cmd.Dir = s.dir
 	}
