@@ -67,3 +67,100 @@ func TestUserErrors(t *testing.T) {
 		t.Fatalf("want exit 1 and the reason, got %d: %s", code, errOut)
 	}
 }
+
+// withEtc runs tend with args in a mount namespace of its own where
+// /etc/passwd and /etc/group are the given files (bind mounts, private to
+// that namespace: the machine's own files are never touched), and
+// returns its exit code, stdout, stderr and run time.
+func withEtc(t *testing.T, passwd, group string, args ...string) (int, string, string, time.Duration) {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		t.Skip("bind mounts need root")
+	}
+	script := `mount --bind "$1" /etc/passwd && mount --bind "$2" /etc/group && shift 2 && exec "$TEND" "$@"`
+	argv := append([]string{"--mount", "--propagation", "private", "sh", "-c", script, "sh", passwd, group}, args...)
+	start := time.Now()
+	p := startTend(t, opts{bin: "unshare"}, argv...)
+	code := p.wait(30 * time.Second)
+	return code, p.stdout.String(), p.stderr.String(), time.Since(start)
+}
+
+// TestUserBadIdsNeverRoot: an entry asked for whose uid or gid is signed
+// or out of range, in the image's /etc/passwd or /etc/group, and a
+// number on the command line that is not plain decimal, are exit 1 at
+// start naming the entry; the app never runs. Before: --user neg ran
+// `id` as uid=0(root), nobody:neg7 as gid=0(root) (gosu 1.14: 4294967294
+// and 4294967289).
+func TestUserBadIdsNeverRoot(t *testing.T) {
+	dir := t.TempDir()
+	passwd, group := filepath.Join(dir, "passwd"), filepath.Join(dir, "group")
+	files := map[string]string{
+		passwd: "root:x:0:0:root:/root:/bin/sh\nnobody:x:65534:65534:nobody:/nonexistent:/bin/sh\n" +
+			"app:x:4321:4322::/home/app:/bin/sh\nneg:x:-2:-2::/:/bin/sh\nplus:x:+1000:1000::/:/bin/sh\n" +
+			"over:x:4294967296:1::/:/bin/sh\nmax:x:4294967295:1::/:/bin/sh\nshort:x:-2:-2\n",
+		group: "root:x:0:\nneg7:x:-7:\nplus:x:+1000:\napps:x:4323:app",
+	}
+	for path, s := range files {
+		if err := os.WriteFile(path, []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The fake files are the ones read: app exists only there.
+	code, out, errOut, _ := withEtc(t, passwd, group, "--user", "app", "--", "sh", "-c", `echo "$(id -u):$(id -g):$(id -G) $HOME"`)
+	if code != 0 || out != "4321:4322:4322 4323 /home/app" {
+		t.Fatalf("--user app: exit %d, %q (want 4321:4322:4322 4323 /home/app): %s", code, out, errOut)
+	}
+	for _, c := range []struct{ spec, want string }{
+		{"neg", `entry "neg": uid "-2" is not an id`},
+		{"short", `entry "short": uid "-2" is not an id`},
+		{"plus", `entry "plus": uid "+1000" is not an id`},
+		{"over", `entry "over": uid "4294967296" is out of range`},
+		{"max", `entry "max": uid "4294967295" is out of range`},
+		{"nobody:neg7", `entry "neg7": gid "-7" is not an id`},
+		{"nobody:plus", `entry "plus": gid "+1000" is not an id`},
+		{"+0", `"+0" is not an id`},
+		{"00", `"00" is not an id`},
+		{"nobody:+0", `"+0" is not an id`},
+		{"-2", `"-2" is not an id`},
+	} {
+		code, out, errOut, _ := withEtc(t, passwd, group, "--user", c.spec, "--", "id")
+		if code != 1 || out != "" || !strings.Contains(errOut, c.want) || strings.Count(errOut, "\n") > 0 {
+			t.Errorf("--user %s: exit %d, stdout %q, stderr %q; want exit 1, no output, one line with %s", c.spec, code, out, errOut, c.want)
+		}
+	}
+}
+
+// TestUserHostileEtcFiles: /etc/passwd or /etc/group as /dev/zero, a FIFO
+// with no writer, or one 64 MB line is exit 1 at start with a one-line
+// reason, at once. Before: more than 10 s at 111-149 MB (/dev/zero as
+// /etc/group: 1 GiB), and the FIFO blocked the start for good.
+func TestUserHostileEtcFiles(t *testing.T) {
+	dir := t.TempDir()
+	good, fifo, long := filepath.Join(dir, "passwd"), filepath.Join(dir, "fifo"), filepath.Join(dir, "long")
+	if err := os.WriteFile(good, []byte("nobody:x:65534:65534:nobody:/nonexistent:/bin/sh\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(long, []byte(strings.Repeat("x", 64<<20)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name, passwd, group, spec, want string
+	}{
+		{"passwd /dev/zero", "/dev/zero", good, "nobody", "/etc/passwd: not a regular file (a character device)"},
+		{"passwd /dev/zero, a number", "/dev/zero", good, "65534", "/etc/passwd: not a regular file (a character device)"},
+		{"passwd FIFO", fifo, good, "nobody", "/etc/passwd: not a regular file (a FIFO)"},
+		{"passwd 64 MB line", long, good, "nobody", "/etc/passwd: line 1 is longer than 65536 bytes"},
+		{"group /dev/zero", good, "/dev/zero", "nobody", "/etc/group: not a regular file (a character device)"},
+		{"group FIFO", good, fifo, "nobody:users", "/etc/group: not a regular file (a FIFO)"},
+		{"group 64 MB line", good, long, "nobody", "/etc/group: line 1 is longer than 65536 bytes"},
+	} {
+		code, out, errOut, took := withEtc(t, c.passwd, c.group, "--user", c.spec, "--", "id")
+		if code != 1 || out != "" || !strings.Contains(errOut, c.want) || strings.Count(errOut, "\n") > 0 {
+			t.Errorf("%s: exit %d, stdout %q, stderr %q; want exit 1, no output, one line with %s", c.name, code, out, errOut, c.want)
+		}
+		t.Logf("%s: exit %d after %v: %s", c.name, code, took, errOut)
+	}
+}
