@@ -27,14 +27,21 @@ func TestOOMKillsAChildNotTend(t *testing.T) {
 	kills := cg.oomKills()
 	out, stderr := p.stdout.String(), p.stderr.String()
 	t.Logf("exit %d, oom_kill %d, app: %q", code, kills, out)
-	if code != 0 || !strings.Contains(out, "oomfork: 20 children") {
-		t.Fatalf("tend did not outlive the OOM (exit %d, the app's code is 0; oom_kill %d): the kernel chose tend; stdout %q, stderr:\n%s", code, kills, out, tail(stderr, 10))
+	// Only a tend that outlived the kills can log them; its exit is then
+	// the app's: 0, or 137 when the kernel chose the app's own process
+	// (under -race, where every binary is larger, it may).
+	reported := strings.Contains(stderr, "OOM killer")
+	if !reported || (code != 0 && code != 137) {
+		t.Fatalf("tend did not outlive the OOM (exit %d, oom_kill %d): the kernel chose tend; stdout %q, stderr:\n%s", code, kills, out, tail(stderr, 10))
+	}
+	if code == 0 && !strings.Contains(out, "oomfork: 20 children") {
+		t.Errorf("the app exited 0 without its report: %q", out)
 	}
 	if kills == 0 || strings.Contains(out, " 0 killed") {
 		t.Fatalf("the cgroup never filled (oom_kill %d): the test proves nothing; stdout %q", kills, out)
 	}
-	if !strings.Contains(stderr, "OOM killer") || !strings.Contains(stderr, "oom_kill "+strconv.Itoa(kills)) {
-		t.Errorf("tend did not report the OOM kills (oom_kill %d):\n%s", kills, tail(stderr, 10))
+	if !strings.Contains(stderr, "oom_kill "+strconv.Itoa(kills)) {
+		t.Errorf("tend did not report the cgroup's count (oom_kill %d):\n%s", kills, tail(stderr, 10))
 	}
 }
 
