@@ -25,9 +25,8 @@ import (
 // fills the cgroup.
 const tendOOMScore = -1000
 
-// oomScoreFile is where a process's score is read and written; a test
-// points it elsewhere.
-var oomScoreFile = "/proc/self/oom_score_adj"
+// oomScoreFile is where tend's own score is read and written.
+const oomScoreFile = "/proc/self/oom_score_adj"
 
 // tendOOMBudget is what tend's own badness is taken to be, on top of its
 // resident pages at start, when it must raise its children instead of
