@@ -119,7 +119,7 @@ func TestConnCap(t *testing.T) {
 		want int
 	}{
 		{0, minConns}, {10, minConns}, {64, minConns}, {80, minConns}, {100, 36},
-		{1024, 960}, {4096 + 64, 4096}, {20000, 4096}, {^uint64(0), 4096},
+		{150, 86}, {128 + 64, 128}, {1024, 128}, {20000, 128}, {^uint64(0), 128},
 	} {
 		if got := connCap(c.soft); got != c.want {
 			t.Errorf("connCap(%d) = %d, want %d", c.soft, got, c.want)
@@ -137,7 +137,7 @@ func TestListenCapFromRlimit(t *testing.T) {
 		t.Skipf("soft RLIMIT_NOFILE %d is already low", lim.Cur)
 	}
 	old := lim
-	lim.Cur = 200 // far above what this test process holds open
+	lim.Cur = 150 // far above what this test process holds open
 	if err := syscall.Setrlimit(syscall.RLIMIT_NOFILE, &lim); err != nil {
 		t.Fatal(err)
 	}
@@ -149,8 +149,8 @@ func TestListenCapFromRlimit(t *testing.T) {
 		t.Fatal(err)
 	}
 	_ = s.Close() // only the cap was wanted
-	if s.maxConns != 200-fdReserve {
-		t.Fatalf("cap %d under a limit of 200", s.maxConns)
+	if s.maxConns != 150-fdReserve {
+		t.Fatalf("cap %d under a limit of 150", s.maxConns)
 	}
 }
 

@@ -35,6 +35,10 @@ func metrics(st *Status, procs *procCache) string {
 	}
 	m("zombies_reaped_total", "counter", "Processes other than the app and hooks that tend reaped.")
 	v("zombies_reaped_total", "", float64(st.ZombiesReaped))
+	if st.OOMKillsKnown {
+		m("oom_kills_total", "counter", "Processes the kernel's OOM killer killed in tend's memory cgroup (its oom_kill count).")
+		v("oom_kills_total", "", float64(st.OOMKills))
+	}
 	m("signals_forwarded_total", "counter", "Signals forwarded to the app, by signal.")
 	for _, k := range sortedKeys(st.SignalsForwarded) {
 		v("signals_forwarded_total", labels("signal", k), float64(st.SignalsForwarded[k]))

@@ -16,6 +16,7 @@ func TestMetricsParse(t *testing.T) {
 	h.Observe(0.2)
 	s.Publish(&Status{
 		Live: true, Ready: true, AppUp: false, AppExitCode: 3, Terminating: true, ZombiesReaped: 42,
+		OOMKills: 4, OOMKillsKnown: true,
 		SignalsForwarded: map[string]uint64{"SIGTERM": 1, "SIGUSR1": 7},
 		HookRuns:         map[HookKey]uint64{{"post-start", "success"}: 1, {"pre-stop", "failure"}: 2},
 		HookDurations:    map[string]Histogram{"post-start": h},
@@ -33,7 +34,7 @@ func TestMetricsParse(t *testing.T) {
 	}
 	want := map[string]float64{
 		"tend_app_up": 0, "tend_app_restarts_total": 0, "tend_app_exit_code": 3,
-		"tend_zombies_reaped_total": 42, "tend_terminating": 1,
+		"tend_zombies_reaped_total": 42, "tend_terminating": 1, "tend_oom_kills_total": 4,
 	}
 	for name, v := range want {
 		f, ok := fams[name]

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -23,8 +24,15 @@ const (
 	writeTimeout  = 5 * time.Second
 	maxHeader     = 4096
 	// maxConns is the most connections served at once; connCap lowers it
-	// to fit the open-files limit.
-	maxConns = 4096
+	// to fit the open-files limit. Each one costs tend a goroutine stack
+	// and buffers, about 7.5 KB: at the old cap of 4,096, 5,000 slowloris
+	// connections took tend to a VmHWM of 39 MB, and the OOM killer ranks
+	// PID 1 by its resident pages. 128 is far above what a pod needs (the
+	// kubelet's probes open one connection each per period and close it
+	// in milliseconds; a scrape or a HEALTHCHECK is one more), and a flood
+	// past it evicts the oldest idle connection (conn.go), so probes still
+	// answer while tend's memory stays within about 1 MB of it.
+	maxConns = 128
 	// fdReserve is how many fds connections must leave to the rest of
 	// tend: hooks' and probes' pipes, the app's stdio, the listener.
 	fdReserve = 64
@@ -161,6 +169,11 @@ func (s *Server) Serve() error {
 		c, victim := s.admit(gated(nc, &s.gate))
 		if victim != nil {
 			_ = victim.Close() // evicted: its reader sees the error and releases it
+			// Let the victim's goroutine run and exit before the next
+			// accept: Close only makes it runnable, and an accept loop
+			// fed by a flood may not block for milliseconds, while
+			// every evicted goroutine it leaves behind keeps its stack.
+			runtime.Gosched()
 		}
 		if c == nil {
 			_ = nc.Close() // every connection is mid-answer: shed this one

@@ -18,6 +18,8 @@ type Status struct {
 	AppExitCode             int // -1 until known
 	Terminating             bool
 	ZombiesReaped           uint64
+	OOMKills                uint64 // the memory cgroup's oom_kill count
+	OOMKillsKnown           bool   // whether tend found that count
 	SignalsForwarded        map[string]uint64
 	HookRuns                map[HookKey]uint64
 	HookDurations           map[string]Histogram

@@ -14,8 +14,8 @@ import (
 // collection and a full return (debug.FreeOSMemory), a second later, and
 // at most once every trimEvery.
 const (
-	trimPeak  = 256              // a peak of open connections that counts as a flood
-	trimBelow = 32               // the flood is over when no more are open
+	trimPeak  = maxConns / 2     // a peak of open connections that counts as a flood
+	trimBelow = 16               // the flood is over when no more are open
 	trimQuiet = time.Second      // wait this long after it ended, in case it resumes
 	trimEvery = 10 * time.Second // at most one trim per this long, however floods come
 )

@@ -1,6 +1,7 @@
 package lifecycle
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -44,6 +45,7 @@ type Loop struct {
 	ctty     bool
 	childDir string
 	exits    []reaper.Exit
+	oom      oomWatch // OOM kills in tend's memory cgroup (oom_linux.go)
 }
 
 // New performs the set-up in the order that loses nothing: the parent-death
@@ -77,6 +79,7 @@ func New(cfg Config, stderr io.Writer) (l *Loop, err error) {
 	if err := l.setSubreaper(); err != nil {
 		return nil, err
 	}
+	l.watchOOM() // before any start: every child gets tend's original oom_score_adj
 	if cfg.HealthAddr != "" {
 		srv, err := health.Listen(cfg.HealthAddr)
 		if err != nil {
@@ -169,6 +172,7 @@ func (l *Loop) Orphans() uint64 { return l.orphans.Load() }
 // log line is a send to the Logger's queue, which never blocks.
 func (l *Loop) onOrphan(e reaper.Exit) {
 	l.orphans.Add(1)
+	l.noteExit(e, "")
 	if l.cfg.WarnOnReap {
 		l.log.Warnf("Reaped zombie process with pid=%d", e.Pid)
 	}
@@ -230,6 +234,7 @@ func (l *Loop) Run(ctx context.Context) int {
 		case e := <-appDone:
 			appDone = nil
 			l.app.Release()
+			l.noteExit(e, l.cfg.Args[0])
 			ev = appExit{code: e.Code()}
 		case ev = <-l.events:
 		case <-timer.C:
@@ -240,6 +245,7 @@ func (l *Loop) Run(ctx context.Context) int {
 			l.log.Debugf("realtime signals registered")
 			continue
 		case <-beat:
+			l.checkOOM(0, "")
 			l.m.publish()
 			continue
 		case <-ctxDone:
@@ -253,8 +259,9 @@ func (l *Loop) Run(ctx context.Context) int {
 			appDone = l.app.Done()
 		}
 	}
-	if l.m.st.reason != "" {
-		l.writeTerminationMessage(l.m.st.reason)
+	l.checkOOM(0, "")
+	if why := cmp.Or(l.m.st.reason, l.oomReason()); why != "" {
+		l.writeTerminationMessage(why)
 	}
 	return l.m.exitCode()
 }

@@ -136,6 +136,7 @@ func (l *Loop) startApp() (int, error) {
 
 func (l *Loop) publish(st *health.Status) {
 	st.ZombiesReaped = l.orphans.Load()
+	l.oomStatus(st)
 	l.server.Publish(st)
 }
 

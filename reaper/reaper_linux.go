@@ -56,6 +56,9 @@ type Reaper struct {
 	// observe, when set, is called under mu for every reaped process,
 	// subscribed or not, before it is delivered (Observe).
 	observe func(Exit)
+	// aroundFork, when set, is called under mu just before each fork and
+	// what it returns just after (AroundFork).
+	aroundFork func() (after func())
 	// noPidfd is set once clone(CLONE_PIDFD) has been refused; later
 	// starts ask for no pidfd.
 	noPidfd atomic.Bool
@@ -74,6 +77,12 @@ func New(orphan func(Exit)) *Reaper {
 // dumb-init mode's -v lists each exit as dumb-init does. Call it before the
 // first Start; f must not block.
 func (r *Reaper) Observe(f func(Exit)) { r.observe = f }
+
+// AroundFork has f called, under the lock that serialises every start,
+// just before each fork, and what f returns just after: tend lowers its own
+// oom_score_adj and gives each child back the original (lifecycle's
+// oomscore_linux.go). Call it before the first Start; f must not block.
+func (r *Reaper) AroundFork(f func() (after func())) { r.aroundFork = f }
 
 // reapChunk is how many processes Reap collects under one hold of the lock
 // before it lets other goroutines run and the runtime poll the network:

@@ -75,6 +75,9 @@ func (r *Reaper) start(cmd *exec.Cmd) (*Child, error) {
 
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if r.aroundFork != nil {
+		defer r.aroundFork()() // before the unlock: no other start sees the child's value
+	}
 	pid, pidfd, err := r.fork(cmd.Path, args, attr)
 	runtime.KeepAlive(files)
 	if err != nil {

@@ -19,6 +19,7 @@
 //	fakeapp joinpgid PID FILE MODE ARGS  join PID's process group, write its id to FILE, run MODE
 //	fakeapp forkbomb CODE HOLD [orphans]  fork until the pid limit and keep at it; each child holds
 //	                           its pid for HOLD (with orphans, a grandchild that PID 1 reaps); exit CODE on TERM
+//	fakeapp oomfork N KB       start N children that each touch KB KiB and hold it; print how many died by SIGKILL
 package main
 
 import (
@@ -98,6 +99,10 @@ func dispatch(mode string, args []string) int {
 		return forkbomb(atoi(arg(args, 0)), hold, arg(args, 2) == "orphans")
 	case "joinpgid":
 		return joinpgid(args)
+	case "oomfork":
+		return oomfork(atoi(arg(args, 0)), atoi(arg(args, 1)))
+	case "oomhold":
+		return oomhold(atoi(arg(args, 0)))
 	case "writeclosed":
 		_ = os.Stdout.Close()
 		_ = os.Stderr.Close()
