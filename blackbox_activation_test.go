@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -18,36 +17,24 @@ import (
 // the app must see as its own (catatonit #12-15). The app is
 // testdata/listenapp, a consumer with sd_listen_fds's checks.
 
-var (
-	listenappOnce sync.Once
-	listenappBin  string
-	listenappErr  error
-)
-
-// listenapp builds testdata/listenapp once, into a directory anyone can
-// read, so that it also runs as --user nobody.
+// listenapp builds testdata/listenapp into the test's own directory,
+// which it opens to everyone (t.TempDir's parent included), so that the
+// app also runs as --user nobody.
 func listenapp(t *testing.T) string {
 	t.Helper()
-	listenappOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "tend-listenapp-")
-		if err == nil {
-			err = os.Chmod(dir, 0o755)
+	dir := t.TempDir()
+	for _, d := range []string{filepath.Dir(dir), dir} {
+		if err := os.Chmod(d, 0o755); err != nil {
+			t.Fatal(err)
 		}
-		if err != nil {
-			listenappErr = err
-			return
-		}
-		listenappBin = filepath.Join(dir, "listenapp")
-		cmd := exec.Command("go", "build", "-o", listenappBin, "./testdata/listenapp")
-		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			listenappErr = errors.New(string(out))
-		}
-	})
-	if listenappErr != nil {
-		t.Fatalf("building testdata/listenapp: %v", listenappErr)
 	}
-	return listenappBin
+	bin := filepath.Join(dir, "listenapp")
+	cmd := exec.Command("go", "build", "-o", bin, "./testdata/listenapp")
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("building testdata/listenapp: %v\n%s", err, out)
+	}
+	return bin
 }
 
 // startActivated runs argv as systemd does a socket-activated service: the
