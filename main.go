@@ -14,6 +14,7 @@ import (
 	"io"
 	"os"
 
+	"github.com/tend-init/tend/activation"
 	"github.com/tend-init/tend/config"
 	"github.com/tend-init/tend/http1"
 	_ "github.com/tend-init/tend/internal/oneproc" // first: see its doc
@@ -22,6 +23,9 @@ import (
 )
 
 func main() {
+	// tend re-executed to start a socket-activated app: execs it and
+	// never returns (package activation).
+	activation.Shim(os.Args)
 	http1.Version = version
 	os.Exit(run(context.Background(), os.Args, os.LookupEnv, os.Stdout, os.Stderr))
 }

@@ -66,6 +66,12 @@ type Config struct {
 	// terminationMessagePath).
 	TerminationMessagePath string
 
+	// SocketActivation: sockets handed to tend by systemd or podman
+	// (LISTEN_PID naming tend) go to the app alone, with LISTEN_PID set
+	// to the app's pid, as catatonit does; hooks and probes get neither
+	// them nor the variables. Off, they pass through untouched.
+	SocketActivation bool
+
 	// DumbInit, when set, is the dumb-init mode (dumbinit.go); nil is
 	// tend's own mode, tini's behaviour.
 	DumbInit *DumbInit
@@ -98,9 +104,13 @@ type Check struct {
 // flag help reads them from here.
 func Default() Config {
 	return Config{
-		Verbosity:   LevelWarn, // tini's default: warnings
-		Rewrite:     signals.Rewrite{},
-		HookTimeout: 30 * time.Second,
+		Verbosity: LevelWarn, // tini's default: warnings
+		// In both modes: dumb-init passes the variables on unchanged,
+		// so its app ignores the sockets; catatonit's behaviour is the
+		// one that works.
+		SocketActivation: true,
+		Rewrite:          signals.Rewrite{},
+		HookTimeout:      30 * time.Second,
 		// The whole stop must end inside the runtime's own: docker stop
 		// and podman stop SIGKILL the container 10 s after their TERM,
 		// the kubelet after terminationGracePeriodSeconds (30 s by

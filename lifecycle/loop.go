@@ -46,6 +46,11 @@ type Loop struct {
 	childDir string
 	exits    []reaper.Exit
 	oom      oomWatch // OOM kills in tend's memory cgroup (oom_linux.go)
+	// Socket activation (activation.go): tend's copies of the sockets
+	// offered to it, until the app has them; and the app's environment
+	// when it is not tend's own (nil: os.Environ()).
+	listenFiles []*os.File
+	appEnv      []string
 }
 
 // New performs the set-up in the order that loses nothing: the parent-death
@@ -70,7 +75,19 @@ func New(cfg Config, stderr io.Writer) (l *Loop, err error) {
 		l.log.dumb = true
 		l.reap.Observe(l.observeExits)
 	}
-	l.m = newMachine(&l.cfg, l.log, l, time.Now, os.Environ())
+	// First, before anything can fork: the sockets become close-on-exec
+	// and the LISTEN_* variables leave the hooks' and probes' environment.
+	env := os.Environ()
+	if cfg.SocketActivation {
+		env = l.takeSockets(env)
+	}
+	loop := l // l is nil by the time a failed New returns
+	defer func() {
+		if err != nil || len(cfg.Args) == 0 {
+			loop.closeSockets() // no app will ever have them: a failed set-up, pause mode
+		}
+	}()
+	l.m = newMachine(&l.cfg, l.log, l, time.Now, env)
 	if cfg.Pdeathsig != 0 {
 		if err := unix.Prctl(unix.PR_SET_PDEATHSIG, uintptr(cfg.Pdeathsig), 0, 0, 0); err != nil {
 			return nil, fmt.Errorf("prctl(PR_SET_PDEATHSIG, %s): %w", signals.Name(cfg.Pdeathsig), err)
@@ -126,11 +143,17 @@ func (l *Loop) startAppNow() error {
 		return err
 	}
 	cmd := appCommand(path, l.cfg.Args)
+	cmd.Env = l.appEnv
 	if d := l.cfg.DumbInit; d != nil {
 		cmd.SysProcAttr = dumbInitAttr(d.Setsid, l.ctty)
 	}
 	runAs(cmd, l.cfg.User)
-	app, err := l.reap.StartScript(cmd)
+	start := l.reap.Start
+	if l.listenFiles != nil {
+		start = l.startListening
+	}
+	app, err := reaper.ScriptWith(start, cmd)
+	l.closeSockets()
 	if err != nil {
 		return startError(l.cfg.Args[0], err)
 	}

@@ -29,8 +29,13 @@ const Shell = "/bin/sh"
 //
 // On a fallback cmd.Path and cmd.Args are rewritten to the shell's, so a
 // caller's log line shows what actually runs.
-func (r *Reaper) StartScript(cmd *exec.Cmd) (*Child, error) {
-	c, err := r.Start(cmd)
+func (r *Reaper) StartScript(cmd *exec.Cmd) (*Child, error) { return ScriptWith(r.Start, cmd) }
+
+// ScriptWith is StartScript with start in place of the reaper's Start: a
+// start that wraps it (the socket-activation shim, package activation)
+// keeps the same fallback.
+func ScriptWith(start func(*exec.Cmd) (*Child, error), cmd *exec.Cmd) (*Child, error) {
+	c, err := start(cmd)
 	if !errors.Is(err, unix.ENOEXEC) || isBinary(cmd.Path) {
 		return c, err
 	}
@@ -39,7 +44,7 @@ func (r *Reaper) StartScript(cmd *exec.Cmd) (*Child, error) {
 		args = []string{path}
 	}
 	cmd.Path, cmd.Args = Shell, append([]string{Shell, path}, args[1:]...)
-	c, shErr := r.Start(cmd)
+	c, shErr := start(cmd)
 	if shErr != nil {
 		cmd.Path, cmd.Args = path, args
 		// ENOEXEC stays the cause (126): the program is there and
