@@ -18,9 +18,10 @@ import (
 // a second one: the differences are these few rules, each taken from
 // dumb-init.c (1.2.5), and hooks, probes and the health endpoint stay
 // available through TEND_* variables.
-//   - Setsid (the default): the app leads a new session, with tend's
-//     terminal as its controlling terminal when tend had one, and every
-//     signal goes to its process group (Config.KillGroup). With -c the app
+//   - Setsid (the default): the app leads a new session, with stdin's
+//     terminal as its controlling terminal when no other session holds
+//     it (dumbinit_tty.go), and every signal goes to its process group
+//     (Config.KillGroup). With -c the app
 //     stays in tend's process group and only it is signalled.
 //   - Every catchable signal is forwarded (signals.ListenDumbInit); a
 //     received TSTP, TTIN or TTOU is forwarded (as STOP by default in
@@ -129,43 +130,17 @@ func ownsSockets(cfg *Config) bool {
 	return false
 }
 
-// detachTerminal gives up tend's controlling terminal before the app
-// starts, so that the app's new session can take it (dumb-init.c, main),
-// arms the hand-off when tend led the session, and reports whether the
-// app should take stdin as its controlling terminal: when it is a
-// terminal that no session holds any longer. (Go's Setctty steals a
-// terminal another session holds, TIOCSCTTY with 1, and fails the start
-// if it cannot, where dumb-init asks without force and carries on; asking
-// only for a free terminal gives dumb-init's outcome in both cases.)
-func (l *Loop) detachTerminal() (ctty bool) {
-	if _, _, errno := unix.Syscall(unix.SYS_IOCTL, 0, unix.TIOCNOTTY, 0); errno != 0 {
-		l.log.DumbInitf("Unable to detach from controlling tty (errno=%d %s).", int(errno), Strerror(errno))
-	} else if sid, err := unix.Getsid(0); err == nil && sid == os.Getpid() {
-		l.log.DumbInitf("Detached from controlling tty, ignoring the first SIGHUP and SIGCONT we receive.")
-		l.m.st.handOff = []unix.Signal{unix.SIGHUP, unix.SIGCONT}
-	} else {
-		l.log.DumbInitf("Detached from controlling tty, but was not session leader.")
-	}
-	if _, err := unix.IoctlGetTermios(0, unix.TCGETS); err != nil {
-		return false
-	}
-	_, err := unix.IoctlGetInt(0, unix.TIOCGSID)
-	return err == unix.ENOTTY // a terminal, and no session's
-}
-
-// dumbInitAttr is how the app starts in the dumb-init mode: its own
-// session in setsid mode, else tend's own process group (no Setpgid).
-func dumbInitAttr(setsid, ctty bool) *syscall.SysProcAttr {
-	return &syscall.SysProcAttr{Setsid: setsid, Setctty: setsid && ctty, Ctty: 0}
-}
-
 // dumbStarted does what dumb-init does once its child runs: says so, and
 // leaves the working directory, so that tend never holds a mount busy; the
 // app keeps it, and hooks and exec probes are started in it (childDir).
 func (l *Loop) dumbStarted(pid int) {
 	l.log.DumbInitf("Child spawned with PID %d.", pid)
 	if l.cfg.DumbInit.Setsid {
-		l.log.DumbInitf("setsid complete.") // the child says it in dumb-init; ours cannot
+		// The child says both in dumb-init; ours cannot.
+		if !l.ctty.ok {
+			l.log.DumbInitf("Unable to attach to controlling tty (errno=%d %s).", int(l.ctty.errno), Strerror(l.ctty.errno))
+		}
+		l.log.DumbInitf("setsid complete.")
 	}
 	if dir, err := os.Getwd(); err == nil {
 		l.childDir = dir

@@ -1,8 +1,14 @@
 package lifecycle
 
 import (
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"reflect"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -126,4 +132,160 @@ func TestDumbInitMachine(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestDumbInitCallersTerminal: dumb-init run from an interactive shell (a
+// child of the session leader that holds the terminal) must leave the
+// shell its terminal: dumb-init's child asks for it with TIOCSCTTY and 0,
+// never 1 (which steals it as root), and on failure logs "Unable to attach
+// to controlling tty" and runs the app (dumb-init.c, main). The caller is
+// a shell that leads a session on a pty this test opened (not the test's
+// terminal); it runs the built tend as dumb-init, as root and as uid
+// 65534, and reports its own tty_nr (/proc/PID/stat) before and after.
+// Debian's dumb-init runs in the same harness, and must pass it too.
+func TestDumbInitCallersTerminal(t *testing.T) {
+	dir, err := os.MkdirTemp("", "tend-devtty-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = os.RemoveAll(dir) })  // temp dir; a leak is harmless
+	if err := os.Chmod(dir, 0o755); err != nil { // the caller may be uid 65534
+		t.Fatal(err)
+	}
+	tend := filepath.Join(dir, "dumb-init") // the name selects the mode
+	build := exec.Command("go", "build", "-o", tend, "..")
+	build.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("building tend: %v\n%s", err, out)
+	}
+	uids := []int{os.Getuid()} // not root: the caller's own uid only
+	if os.Getuid() == 0 {
+		uids = []int{0, 65534}
+	}
+	const unable = "[dumb-init] Unable to attach to controlling tty (errno=1 Operation not permitted)."
+	cases := []struct {
+		name, run string // how the caller runs dumb-init ($1)
+		appTty    bool   // the app leads a session on the caller's terminal
+	}{
+		// The issue's case: the shell's child, in the shell's session.
+		{name: "child", run: `"$1"`},
+		// A session of its own with no terminal (util-linux setsid):
+		// stdin's terminal is not tend's, and the caller holds it.
+		{name: "setsid", run: `setsid -w "$1"`},
+		// tend leads the session (docker run -t, script(1)): the app
+		// takes the terminal, with job control.
+		{name: "leader", run: `exec "$1"`, appTty: true},
+	}
+	for _, bin := range []struct{ name, path string }{{"tend", tend}, {"debian-dumb-init", "/usr/bin/dumb-init"}} {
+		for _, c := range cases {
+			for _, uid := range uids {
+				t.Run(fmt.Sprintf("%s/%s/uid=%d", bin.name, c.name, uid), func(t *testing.T) {
+					if _, err := os.Stat(bin.path); err != nil {
+						t.Skipf("SKIP: no %s here (apt-get install dumb-init): %v", bin.path, err)
+					}
+					got, code, out := fromTerminal(t, bin.path, c.run, uid)
+					t.Logf("caller's report %v, code %d; terminal:\n%s", got, code, out)
+					if got["before"] == "" || got["before"] == "0" {
+						t.Fatalf("the caller had no controlling terminal to begin with (tty_nr %q): the harness is broken", got["before"])
+					}
+					if code != 7 || !strings.Contains(out, "app-ran") {
+						t.Errorf("exit code %d, want the app's 7 (app ran: %v)", code, strings.Contains(out, "app-ran"))
+					}
+					if c.appTty {
+						if want := "app-ran tty=" + got["before"]; !strings.Contains(out, want) || strings.Contains(out, unable) {
+							t.Errorf("the app did not take the terminal tend let go of: want %q and no %q", want, unable)
+						}
+						return
+					}
+					if got["after"] != got["before"] {
+						t.Errorf("the caller's controlling terminal (tty_nr) was %s, and %s after dumb-init ran: taken from it", got["before"], got["after"])
+					}
+					if !strings.Contains(out, unable) || !strings.Contains(out, "app-ran tty=0") {
+						t.Errorf("want %q under -v, and the app with no terminal", unable)
+					}
+				})
+			}
+		}
+	}
+}
+
+// callerScript leads the session (the test made the pty its controlling
+// terminal), reports its tty_nr on fd 3, runs dumb-init ($1) as $2 says
+// with -v and fd 3 closed, reports its tty_nr again and exits with
+// dumb-init's code. The app says it ran, with its own tty_nr.
+const callerScript = `ttynr() { k=$1; read -r s < /proc/$$/stat; set -- ${s##*) }; echo "$k=$5" >&3; }
+ttynr before
+eval "$2"' -v sh -c "$3" 3>&-'
+code=$?
+ttynr after
+exit $code`
+
+const appScript = `read -r s < /proc/$$/stat; set -- ${s##*) }; echo "app-ran tty=$5"; exit 7`
+
+// fromTerminal runs callerScript as uid on a new pty, and returns its
+// report, its exit code and what the terminal received.
+func fromTerminal(t *testing.T, bin, run string, uid int) (report map[string]string, code int, out string) {
+	master, slave := openPty(t)
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	cmd := exec.Command("sh", "-c", callerScript, "caller", bin, run, appScript)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = slave, slave, slave
+	cmd.ExtraFiles = []*os.File{w}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true, Ctty: 0}
+	if uid != os.Getuid() {
+		cmd.SysProcAttr.Credential = &syscall.Credential{Uid: uint32(uid), Gid: uint32(uid)}
+	}
+	err = cmd.Start()
+	_ = w.Close()     // the caller holds its copy
+	_ = slave.Close() // likewise; the master reads EIO once all are gone
+	if err != nil {
+		t.Fatal(err)
+	}
+	term := make(chan string, 1)
+	go func() {
+		b, _ := io.ReadAll(master) // EIO at the end: a pty's EOF
+		term <- string(b)
+	}()
+	timer := time.AfterFunc(time.Minute, func() { _ = cmd.Process.Kill() }) // hang bound
+	b, _ := io.ReadAll(r)
+	_ = cmd.Wait() // the exit code is the result
+	timer.Stop()
+	select {
+	case out = <-term:
+	case <-time.After(time.Minute):
+		t.Fatal("the pty stayed open after the caller exited")
+	}
+	_ = master.Close()
+	report = map[string]string{}
+	for _, l := range strings.Fields(string(b)) {
+		if k, v, ok := strings.Cut(l, "="); ok {
+			report[k] = v
+		}
+	}
+	return report, cmd.ProcessState.ExitCode(), out
+}
+
+// openPty opens a new pty pair, as posix_openpt, grantpt and unlockpt do,
+// neither end as this process's controlling terminal.
+func openPty(t *testing.T) (master, slave *os.File) {
+	t.Helper()
+	m, err := os.OpenFile("/dev/ptmx", os.O_RDWR|unix.O_NOCTTY, 0)
+	if err != nil {
+		t.Skipf("SKIP: no pty here: %v", err)
+	}
+	if err := unix.IoctlSetPointerInt(int(m.Fd()), unix.TIOCSPTLCK, 0); err != nil {
+		t.Fatal(err)
+	}
+	n, err := unix.IoctlGetUint32(int(m.Fd()), unix.TIOCGPTN)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := os.OpenFile(fmt.Sprintf("/dev/pts/%d", n), os.O_RDWR|unix.O_NOCTTY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m, s
 }

@@ -39,10 +39,10 @@ type Loop struct {
 	probeCtx  context.Context // nil until the first check starts
 	relay     *hooks.Relay    // hooks' output on its way to tend's stdout and stderr; nil until the first hook
 	// The dumb-init mode's (dumbinit.go): whether the app takes stdin as
-	// its controlling terminal; the directory hooks and exec probes start
-	// in once tend has left it for /; the exits the last Reap collected,
+	// its controlling terminal, or why not; the directory hooks and exec
+	// probes start in once tend has left it for /; the exits the last Reap collected,
 	// for -v.
-	ctty     bool
+	ctty     attach
 	childDir string
 	exits    []reaper.Exit
 	oom      oomWatch // OOM kills in tend's memory cgroup (oom_linux.go)
@@ -152,7 +152,7 @@ func (l *Loop) startAppNow() error {
 	if l.listenFiles != nil {
 		start = l.startListening
 	}
-	app, err := reaper.ScriptWith(start, cmd)
+	app, err := l.startCtty(start, cmd)
 	l.closeSockets()
 	if err != nil {
 		return startError(l.cfg.Args[0], err)
