@@ -43,13 +43,22 @@ deps:
 
 # test installs what a fresh machine lacks first (gcc for -race among it),
 # then checks the module and the code, fuzzes, and runs every test with the
-# race detector. Each step fails the run.
+# race detector. Each step fails the run. A container test that this
+# machine cannot run skips, and go test shows a passing package's skips
+# only with -v: they are collected in TEND_SKIP_REPORT and printed after
+# the run. -timeout 30m: examples/ builds tend for every release arch and
+# several images, which on a cold build cache and a busy machine can pass
+# go test's default 10 minutes.
 test: deps
 	$(GO) mod tidy -diff
 	$(GO) vet ./...
 	$(GO) run $(STATICCHECK) ./...
 	$(MAKE) --no-print-directory fuzz
-	$(GO) test -race -count=1 ./...
+	@skips=$$(mktemp); trap 'rm -f "$$skips"' EXIT; \
+	echo "$(GO) test -race -count=1 -timeout 30m ./..."; \
+	TEND_SKIP_REPORT=$$skips $(GO) test -race -count=1 -timeout 30m ./... && status=0 || status=$$?; \
+	if [ -s "$$skips" ]; then echo "make test: these tests were SKIPPED (this machine could not run them):"; cat "$$skips"; fi; \
+	exit $$status
 	$(MAKE) --no-print-directory grpc-test
 	$(MAKE) --no-print-directory dumb-init-suite
 
@@ -64,12 +73,28 @@ STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 # fuzz runs every fuzz target for FUZZTIME; the seed corpora live in each
 # package's testdata/fuzz and also run in plain `go test`. A failing
 # target's log is printed; the log lives in a temporary file.
+# A run whose only failure is a bare "context deadline exceeded", with no
+# failing input written, is Go's fuzzing coordinator losing a race with its
+# own -fuzztime deadline (golang/go#75804, fixed in Go 1.27, not in 1.26),
+# which a busy machine makes likely: that run is tried again, up to
+# FUZZ_TRIES runs in all. A finding ("Failing input written to", a seed
+# that fails, any other error) fails at once.
+FUZZ_TRIES ?= 3
 fuzz:
 	@set -e; log=$$(mktemp); trap 'rm -f "$$log"' EXIT; \
 	for pkg in $$($(GO) list ./...); do \
 	  for t in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz' || true); do \
-	    echo "fuzz $$pkg $$t ($(FUZZTIME))"; \
-	    $(GO) test -run '^$$' -fuzz "^$$t\$$" -fuzztime $(FUZZTIME) $$pkg >"$$log" 2>&1 || { cat "$$log"; exit 1; }; \
+	    try=1; \
+	    while echo "fuzz $$pkg $$t ($(FUZZTIME))"; \
+	      ! $(GO) test -run '^$$' -fuzz "^$$t\$$" -fuzztime $(FUZZTIME) $$pkg >"$$log" 2>&1; do \
+	      if [ $$try -lt $(FUZZ_TRIES) ] && ! grep -q 'Failing input written to' "$$log" && \
+	        grep -A1 -e '^--- FAIL: ' "$$log" | grep -v -e '^--- FAIL: ' | grep -q -x -e '[[:space:]]*context deadline exceeded'; then \
+	        echo "fuzz $$pkg $$t: \"context deadline exceeded\" and no failing input: the Go coordinator's own deadline race (golang/go#75804), not a finding; run $$try of $(FUZZ_TRIES), again"; \
+	        try=$$((try + 1)); \
+	      else \
+	        cat "$$log"; exit 1; \
+	      fi; \
+	    done; \
 	  done; \
 	done
 
@@ -160,10 +185,11 @@ image-check: deps
 # README shows them, on a Debian bookworm root that examples/recipes/base.sh
 # makes with debootstrap, and checks each with podman
 # (examples/recipes_*_test.go). They build only with -tags recipes, so the
-# `go test ./...` of make test never runs them. The base image
-# (localhost/tend-recipes-base:KEY) and its tarball (/var/cache/tend-recipes)
-# are kept, keyed by base.sh and the package list: a warm run does not
-# debootstrap. They use bin/tend, so make build comes first.
+# `go test ./...` of make test never runs them. The base root's tarball
+# (/var/cache/tend-recipes) is kept, keyed by base.sh and the package list:
+# a warm run does not debootstrap, and imports it as
+# localhost/tend-recipes-base:KEY into the tests' own podman store
+# (examples/main_test.go). They use bin/tend, so make build comes first.
 .PHONY: recipes
 recipes: deps build
 	TEND_REQUIRE_CONTAINERS=1 $(GO) test -tags recipes -count=1 -timeout 45m -run '^TestRecipe' -v ./examples
@@ -206,10 +232,16 @@ packages-test: deps packages
 # subreaper, which must reap them at once; some machines' PID 1 (this
 # one's, a VM agent) reaps late, and test_setsid_signals_entire_group
 # then fails for Debian's dumb-init as for tend.
+# As root, each run is a new PID namespace (unshare, tini its PID 1): what
+# the suite leaves running (print_signals after a failed test) dies with
+# the namespace, so nothing is signalled by name and no one else's process
+# can be hit. Without root, leftovers stay, and the target says so.
 DUMB_INIT_EXCUSED := $(foreach p,1-1 1-0 0-1 0-0,--deselect 'tests/proxies_signals_test.py::test_proxies_signals[$(p)]')
-DUMB_INIT_PYTEST  := PYTHONDONTWRITEBYTECODE=1 timeout 900 tini -s -- /usr/bin/python3 -m pytest -p no:cacheprovider -q
+DUMB_INIT_PYTEST  := PYTHONDONTWRITEBYTECODE=1 timeout 900 $$ns tini -s -- /usr/bin/python3 -m pytest -p no:cacheprovider -q
 dumb-init-suite: build
 	@set -e; tmp=$$(mktemp -d); trap 'rm -rf "$$tmp"' EXIT; \
+	ns=; if [ "$$(id -u)" -eq 0 ]; then ns="unshare -pf --kill-child --mount-proc"; \
+	else echo "dumb-init-suite: not root, so no PID namespace: a process the suite leaves running stays"; fi; \
 	mkdir -p $$tmp/tend $$tmp/debian; \
 	cp $(abspath $(OUT))/tend $$tmp/tend/dumb-init; ln -s /usr/bin/dumb-init $$tmp/debian/dumb-init; \
 	cd testdata/dumb-init; \
@@ -226,5 +258,4 @@ dumb-init-suite: build
 	fi; \
 	echo "dumb-init suite, tend as dumb-init: $$(tail -n 1 $$tmp/tend.log); test-zombies $$zt"; \
 	echo "dumb-init suite, Debian's dumb-init $$(dpkg-query -W -f '$${Version}' dumb-init 2>/dev/null): $$(tail -n 1 $$tmp/debian.log); test-zombies $$zd"; \
-	pkill -f 'testing[.]print_signals' || true; \
 	exit $$tend

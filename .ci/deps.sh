@@ -30,5 +30,21 @@ command -v ps >/dev/null || need+=(procps)
 SUDO=""
 [ "$(id -u)" -eq 0 ] || SUDO="sudo"
 export DEBIAN_FRONTEND=noninteractive
-$SUDO apt-get update -qq
-$SUDO apt-get install -y -qq "${need[@]}" >/dev/null
+# Another apt (unattended-upgrades, a colleague's install) may hold the
+# locks: wait for them, up to LOCK_WAIT seconds, instead of failing at
+# once. install waits by itself with DPkg::Lock::Timeout; update (apt 2.6)
+# does not wait for the lists lock whatever that option says, so it is
+# tried again while its error is the lock's.
+LOCK_WAIT=300
+waited=0
+while ! out=$($SUDO apt-get -o DPkg::Lock::Timeout=$LOCK_WAIT update -qq 2>&1); do
+	if ! grep -q 'Could not get lock' <<<"$out" || [ $waited -ge $LOCK_WAIT ]; then
+		printf '%s\n' "$out" >&2
+		exit 1
+	fi
+	[ $waited -gt 0 ] || printf 'deps.sh: waiting for apt'"'"'s lists lock (up to %d s): %s\n' $LOCK_WAIT "$(grep -m1 'Could not get lock' <<<"$out")" >&2
+	sleep 5
+	waited=$((waited + 5))
+done
+[ -z "$out" ] || printf '%s\n' "$out"
+$SUDO apt-get -o DPkg::Lock::Timeout=$LOCK_WAIT install -y -qq "${need[@]}" >/dev/null

@@ -45,7 +45,7 @@ func ociPlatform(arch string) string {
 func TestMultiArchImage(t *testing.T) {
 	requirePodman(t)
 	if _, err := exec.LookPath("make"); err != nil {
-		t.Skipf("make is not installed: %v", err)
+		cannotRun(t, "make is not installed: %v", err)
 	}
 	arches := releaseArches(t)
 	dir := t.TempDir()

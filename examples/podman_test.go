@@ -16,7 +16,7 @@ import (
 // podmanGlobal are the global flags that run containers on these machines:
 // vfs storage and cgroupfs need no overlay or systemd, the file events
 // backend needs no journald, and runc is named because crun refuses the
-// hybrid cgroup hierarchy.
+// hybrid cgroup hierarchy. TestMain puts the tests' own store first.
 var podmanGlobal = []string{"--storage-driver", "vfs", "--cgroup-manager", "cgroupfs", "--events-backend", "file", "--runtime", "runc"}
 
 // runFlags go with every `podman run`: no network (none is reachable), and
@@ -140,13 +140,17 @@ func goBuild(t *testing.T, out, pkg string, flags ...string) {
 }
 
 // cannotRun skips a test that this machine cannot run (no podman, no
-// working container runtime). Where the tests are required to run (CI's
-// .ci/run and make image-check set TEND_REQUIRE_CONTAINERS=1, after
-// installing podman), it fails instead: a skipped image test proves nothing.
+// working container runtime), and says so at the end of the run
+// (skipReport): a skip that only -v shows went unnoticed. Where the tests
+// are required to run (CI's .ci/run and make image-check set
+// TEND_REQUIRE_CONTAINERS=1, after installing podman), it fails instead: a
+// skipped image test proves nothing.
 func cannotRun(t *testing.T, format string, args ...any) {
 	t.Helper()
 	if os.Getenv("TEND_REQUIRE_CONTAINERS") == "1" {
 		t.Fatalf("TEND_REQUIRE_CONTAINERS=1: "+format, args...)
 	}
-	t.Skipf(format, args...)
+	reason := fmt.Sprintf(format, args...)
+	skipped(t.Name(), reason+" (TEND_REQUIRE_CONTAINERS=1 makes this a failure)")
+	t.Skip("SKIPPED: " + reason)
 }

@@ -34,7 +34,8 @@ var (
 // recipeBase returns the base image, localhost/tend-recipes-base:KEY, KEY
 // a hash of base.sh and the package list: the image if podman has it, else
 // imported from the cached tarball, else debootstrapped (base.sh) first.
-// The image and the tarball are kept for the next run.
+// The tarball is kept for the next run; the image lives in the tests' own
+// store (TestMain), which goes at the end of the run.
 func recipeBase(t *testing.T, p podman) string {
 	t.Helper()
 	baseOnce.Do(func() {
