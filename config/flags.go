@@ -18,8 +18,8 @@ const (
 	kindList // repeatable
 )
 
-// flagSpec describes one flag once, for cli, for the short-option expander
-// and for the environment fallback.
+// flagSpec describes one flag once, for cli, for getopt and for the
+// environment fallback.
 type flagSpec struct {
 	long  string
 	short string
@@ -102,46 +102,6 @@ func flagSpecs() []flagSpec {
 	}, probeKindSpecs()...)
 }
 
-// splitFields splits a list variable on commas and blanks.
-func splitFields(s string) []string {
-	return strings.FieldsFunc(s, func(r rune) bool { return r == ',' || r == ' ' || r == '\t' || r == '\n' })
-}
-
-// splitLines splits a probe variable: a probe may contain commas and
-// spaces, so the variable holds one probe per line.
-func splitLines(s string) []string {
-	var out []string
-	for _, l := range strings.Split(s, "\n") {
-		if strings.TrimSpace(l) != "" {
-			out = append(out, l)
-		}
-	}
-	return out
-}
-
-// splitActions splits a hook variable. It holds one action, which may
-// span lines: a shell script from a YAML `value: |` block, or a JSON form
-// pretty-printed. Several actions in one variable are separated by a line
-// holding only ---, as YAML separates documents; the flag repeats as well.
-func splitActions(s string) []string {
-	var out, cur []string
-	flush := func() {
-		if a := strings.Trim(strings.Join(cur, "\n"), "\n"); strings.TrimSpace(a) != "" {
-			out = append(out, a)
-		}
-		cur = cur[:0]
-	}
-	for _, l := range strings.Split(s, "\n") {
-		if strings.TrimSpace(l) == "---" {
-			flush()
-			continue
-		}
-		cur = append(cur, l)
-	}
-	flush()
-	return out
-}
-
 // probeSettings are the per-probe settings; each kind has its own flags,
 // which default to the shared --probe-* ones.
 var probeSettings = []string{"period", "timeout", "initial-delay", "failure-threshold", "success-threshold"}
@@ -169,14 +129,6 @@ func envHelp(s flagSpec) string {
 		return s.usage
 	}
 	return fmt.Sprintf("%s (env %s)", s.usage, strings.Join(s.env, ", "))
-}
-
-func cliFlags(specs []flagSpec) []cli.Flag {
-	out := make([]cli.Flag, 0, len(specs))
-	for _, s := range specs {
-		out = append(out, cliFlag(s))
-	}
-	return out
 }
 
 // cliFlag is s as one of cli's flag types.
@@ -210,9 +162,8 @@ func printHelp(specs []flagSpec, stdout io.Writer) error {
 	var b strings.Builder
 	b.WriteString("NAME:\n   tend - a minimal init for containers: reaps zombies, forwards signals, runs lifecycle hooks\n\n")
 	b.WriteString("USAGE:\n   tend [flags] [--] PROGRAM [ARGS...]\n   tend [flags]    (pause mode: reap and wait for TERM)\n\nGLOBAL OPTIONS:\n")
-	for _, f := range cliFlags(specs) {
-		line := f.String()
-		name, usage, _ := strings.Cut(line, "\t")
+	for _, s := range specs {
+		name, usage, _ := strings.Cut(cliFlag(s).String(), "\t")
 		fmt.Fprintf(&b, "   %-40s %s\n", name, usage)
 	}
 	b.WriteString("   --help, -h                               show help\n")

@@ -173,3 +173,41 @@ func glibcMessage(prog string, it optItem) string {
 	}
 	return fmt.Sprintf("%s: option requires an argument -- '%c'\n", prog, it.opt.short)
 }
+
+// expandShort rewrites tini's getopt command line into the long form that
+// package flag reads, one option per word ("-sgvv" becomes "--subreaper
+// --kill-group --verbose --verbose", "-se3" "--subreaper --remap-exit 3"),
+// and reports which of specs it named, so that only those need to be
+// applied. Long names also keep flag from refusing an option given once by
+// its letter and once by its name. A word getopt cannot read is passed on
+// as written, for flag to reject in its own words (the help flags, which
+// are flag's own, pass that way); the rest, from "--" or the program on,
+// goes as written.
+func expandShort(args []string, specs []flagSpec) (argv []string, named map[string]bool) {
+	opts := make([]option, len(specs))
+	for i, s := range specs {
+		opts[i] = option{long: s.long, arg: s.kind == kindValue || s.kind == kindList}
+		if s.short != "" {
+			opts[i].short = s.short[0]
+		}
+	}
+	argv, named = make([]string, 0, len(args)+1), map[string]bool{}
+	n := getopt{opts: opts, goFlags: true}.read(args, func(it optItem) bool {
+		switch long := "--" + it.opt.long; {
+		case it.fault == optUnknown:
+			argv = append(argv, it.word)
+			return false
+		case it.fault == optOK && it.opt.arg:
+			argv = append(argv, long, it.val)
+		case it.fault == optOK && it.hasVal:
+			// A yes/no or counting flag keeps its value in its word, as
+			// getopt_long's --name=value: apart, it would be an operand.
+			argv = append(argv, long+"="+it.val)
+		default: // without its argument, for flag to say so
+			argv = append(argv, long)
+		}
+		named[it.opt.long] = true
+		return false
+	})
+	return append(argv, args[n:]...), named
+}

@@ -47,44 +47,6 @@ func readValues(args []string, env LookupEnv, specs []flagSpec) (values, error) 
 	return values{set: set, given: given, env: env, specs: specs}, nil
 }
 
-// expandShort rewrites tini's getopt command line into the long form that
-// package flag reads, one option per word ("-sgvv" becomes "--subreaper
-// --kill-group --verbose --verbose", "-se3" "--subreaper --remap-exit 3"),
-// and reports which of specs it named, so that only those need to be
-// applied. Long names also keep flag from refusing an option given once by
-// its letter and once by its name. A word getopt cannot read is passed on
-// as written, for flag to reject in its own words (the help flags, which
-// are flag's own, pass that way); the rest, from "--" or the program on,
-// goes as written.
-func expandShort(args []string, specs []flagSpec) (argv []string, named map[string]bool) {
-	opts := make([]option, len(specs))
-	for i, s := range specs {
-		opts[i] = option{long: s.long, arg: s.kind == kindValue || s.kind == kindList}
-		if s.short != "" {
-			opts[i].short = s.short[0]
-		}
-	}
-	argv, named = make([]string, 0, len(args)+1), map[string]bool{}
-	n := getopt{opts: opts, goFlags: true}.read(args, func(it optItem) bool {
-		switch long := "--" + it.opt.long; {
-		case it.fault == optUnknown:
-			argv = append(argv, it.word)
-			return false
-		case it.fault == optOK && it.opt.arg:
-			argv = append(argv, long, it.val)
-		case it.fault == optOK && it.hasVal:
-			// A yes/no or counting flag keeps its value in its word, as
-			// getopt_long's --name=value: apart, it would be an operand.
-			argv = append(argv, long+"="+it.val)
-		default: // without its argument, for flag to say so
-			argv = append(argv, long)
-		}
-		named[it.opt.long] = true
-		return false
-	})
-	return append(argv, args[n:]...), named
-}
-
 // usagef is a bad flag, value or variable: one line, exit 1.
 func usagef(format string, args ...any) error {
 	return fmt.Errorf("%s", OneLine(fmt.Sprintf(format, args...)))
@@ -168,6 +130,46 @@ func (v values) list(long string) []string {
 		return s.splitEnv(val)
 	}
 	return nil
+}
+
+// splitFields splits a list variable on commas and blanks.
+func splitFields(s string) []string {
+	return strings.FieldsFunc(s, func(r rune) bool { return r == ',' || r == ' ' || r == '\t' || r == '\n' })
+}
+
+// splitLines splits a probe variable: a probe may contain commas and
+// spaces, so the variable holds one probe per line.
+func splitLines(s string) []string {
+	var out []string
+	for _, l := range strings.Split(s, "\n") {
+		if strings.TrimSpace(l) != "" {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// splitActions splits a hook variable. It holds one action, which may
+// span lines: a shell script from a YAML `value: |` block, or a JSON form
+// pretty-printed. Several actions in one variable are separated by a line
+// holding only ---, as YAML separates documents; the flag repeats as well.
+func splitActions(s string) []string {
+	var out, cur []string
+	flush := func() {
+		if a := strings.Trim(strings.Join(cur, "\n"), "\n"); strings.TrimSpace(a) != "" {
+			out = append(out, a)
+		}
+		cur = cur[:0]
+	}
+	for _, l := range strings.Split(s, "\n") {
+		if strings.TrimSpace(l) == "---" {
+			flush()
+			continue
+		}
+		cur = append(cur, l)
+	}
+	flush()
+	return out
 }
 
 // verbosity is 1 (warnings) plus one per -v; without -v, TEND_VERBOSITY or
