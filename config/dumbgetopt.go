@@ -1,109 +1,34 @@
 package config
 
 import (
-	"fmt"
 	"io"
 	"strings"
 )
 
-// dumbGetopt is glibc's getopt_long for dumb-init's table, with "+": it
-// stops at the first operand or after "--". It returns the index of the
-// program, or done when opt said so or an option was wrong (then -1, with
-// glibc's message on stderr).
+// dumbGetopt is getopt_long over dumb-init's table with "+" (it stops at
+// the first operand or after "--"), calling opt for each option. It
+// returns the index of the program, or done when opt said so or a word
+// was wrong (then -1, with glibc's message on stderr).
 func dumbGetopt(args []string, prog string, stderr io.Writer, opt func(c byte, val string) bool) (int, bool) {
-	i := 1
-	for i < len(args) {
-		a := args[i]
-		switch {
-		case a == "--":
-			return i + 1, false
-		case strings.HasPrefix(a, "--"):
-			name, val, hasVal := strings.Cut(a[2:], "=")
-			o, msg := dumbLong(name)
-			if msg != "" {
-				fmt.Fprintf(stderr, msg, prog, a)
-				return -1, true
-			}
-			long := dumbInitOptions[o]
-			switch {
-			case !long.arg && hasVal:
-				fmt.Fprintf(stderr, "%s: option '--%s' doesn't allow an argument\n", prog, long.long)
-				return -1, true
-			case long.arg && !hasVal:
-				if i+1 >= len(args) {
-					fmt.Fprintf(stderr, "%s: option '--%s' requires an argument\n", prog, long.long)
-					return -1, true
-				}
-				i++
-				val = args[i]
-			}
-			i++
-			if opt(long.short, val) {
-				return i, true
-			}
-		case len(a) > 1 && a[0] == '-':
-			i++
-			for j := 1; j < len(a); j++ {
-				c := a[j]
-				o := dumbShort(c)
-				if o < 0 {
-					fmt.Fprintf(stderr, "%s: invalid option -- '%c'\n", prog, c)
-					return -1, true
-				}
-				val := ""
-				if dumbInitOptions[o].arg {
-					switch {
-					case j+1 < len(a):
-						val = a[j+1:]
-					case i < len(args):
-						val = args[i]
-						i++
-					default:
-						fmt.Fprintf(stderr, "%s: option requires an argument -- '%c'\n", prog, c)
-						return -1, true
-					}
-					j = len(a)
-				}
-				if opt(c, val) {
-					return i, true
-				}
-			}
-		default:
-			return i, false // "+": the first operand is the program
-		}
+	if len(args) < 2 {
+		return len(args), false
 	}
-	return i, false
-}
-
-// dumbLong finds a long option by its name or an unambiguous prefix, as
-// getopt_long does; on failure it returns glibc's message, a format taking
-// the program and the argument.
-func dumbLong(name string) (int, string) {
-	found := -1
-	for o, long := range dumbInitOptions {
-		if long.long == name {
-			return o, ""
+	bad, done := false, false
+	n := getopt{opts: dumbInitOptions}.read(args[1:], func(it optItem) bool {
+		if bad = it.fault != optOK; bad {
+			_, _ = io.WriteString(stderr, glibcMessage(prog, it)) // stderr gone: the exit code still says it
+			return true
 		}
-		if strings.HasPrefix(long.long, name) {
-			if found >= 0 {
-				return -1, "%s: option '%s' is ambiguous\n"
-			}
-			found = o
-		}
+		done = opt(it.opt.short, it.val)
+		return done
+	})
+	if bad {
+		return -1, true
 	}
-	if found < 0 || name == "" {
-		return -1, "%s: unrecognized option '%s'\n"
+	if !done && n < len(args)-1 && args[1+n] == "--" {
+		n++
 	}
-	return found, ""
-}
-
-func dumbShort(c byte) int {
-	for o, long := range dumbInitOptions {
-		if long.short == c {
-			return o
-		}
-	}
-	return -1
+	return 1 + n, done
 }
 
 // parseDumbRewrite reads "s:r" as dumb-init's sscanf("%d:%d") does:

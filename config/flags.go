@@ -18,8 +18,8 @@ const (
 	kindList // repeatable
 )
 
-// flagSpec describes one flag once, for cli, for the short-option expander
-// and for the environment fallback.
+// flagSpec describes one flag once, for cli, for getopt and for the
+// environment fallback.
 type flagSpec struct {
 	long  string
 	short string
@@ -37,50 +37,15 @@ type flagSpec struct {
 	presence map[string]bool
 }
 
+// flagSpecs is tend's flag table: -h, tend(1), the README's flag
+// reference and the parse all read it.
 func flagSpecs() []flagSpec {
-	fields := func(s string) []string {
-		return strings.FieldsFunc(s, func(r rune) bool { return r == ',' || r == ' ' || r == '\t' || r == '\n' })
-	}
-	// A probe may contain commas and spaces, so its variable holds one
-	// probe per line.
 	d := lifecycle.Default()
-	lines := func(s string) []string {
-		var out []string
-		for _, l := range strings.Split(s, "\n") {
-			if strings.TrimSpace(l) != "" {
-				out = append(out, l)
-			}
-		}
-		return out
-	}
-	// A hook variable holds one action, which may span lines: a shell
-	// script from a YAML `value: |` block, or a JSON form pretty-printed.
-	// Several actions in one variable are separated by a line holding
-	// only ---, as YAML separates documents; the flag repeats as well.
-	actions := func(s string) []string {
-		var out []string
-		cur := []string{}
-		flush := func() {
-			if a := strings.Trim(strings.Join(cur, "\n"), "\n"); strings.TrimSpace(a) != "" {
-				out = append(out, a)
-			}
-			cur = cur[:0]
-		}
-		for _, l := range strings.Split(s, "\n") {
-			if strings.TrimSpace(l) == "---" {
-				flush()
-				continue
-			}
-			cur = append(cur, l)
-		}
-		flush()
-		return out
-	}
 	return append([]flagSpec{
 		{long: "subreaper", short: "s", kind: kindBool, env: []string{"TEND_SUBREAPER", "TINI_SUBREAPER"},
 			presence: map[string]bool{"TINI_SUBREAPER": true},
 			usage:    "register as a child subreaper, for when tend is not PID 1"},
-		{long: "remap-exit", short: "e", kind: kindList, env: []string{"TEND_REMAP_EXIT"}, splitEnv: fields,
+		{long: "remap-exit", short: "e", kind: kindList, env: []string{"TEND_REMAP_EXIT"}, splitEnv: splitFields,
 			usage: "remap exit code `N` (0..255, after 128+signal) to 0; repeatable"},
 		{long: "kill-group", short: "g", kind: kindBool, env: []string{"TEND_KILL_GROUP", "TINI_KILL_PROCESS_GROUP"},
 			presence: map[string]bool{"TINI_KILL_PROCESS_GROUP": true},
@@ -93,15 +58,15 @@ func flagSpecs() []flagSpec {
 			usage: "more logging: -v info, -vv debug (default: warnings); variables take a number: 0 errors, 1 warnings, 2 info, 3 debug"},
 		{long: "log-format", kind: kindValue, env: []string{"TEND_LOG_FORMAT"},
 			usage: "write tend's log lines as `FORMAT`: text (tini's) or json (one object per line: time, level, msg, pid, fields)", def: "text"},
-		{long: "rewrite-signal", short: "r", kind: kindList, env: []string{"TEND_REWRITE_SIGNAL"}, splitEnv: fields,
+		{long: "rewrite-signal", short: "r", kind: kindList, env: []string{"TEND_REWRITE_SIGNAL"}, splitEnv: splitFields,
 			usage: "forward signal FROM as TO (`FROM:TO`, names or numbers; TO=0 drops); repeatable"},
-		{long: "pre-start", kind: kindList, env: []string{"TEND_PRE_START"}, splitEnv: actions,
+		{long: "pre-start", kind: kindList, env: []string{"TEND_PRE_START"}, splitEnv: splitActions,
 			usage: "run `ACTION` before the app starts, as tend's own user (not --user's); repeatable; if one fails the app never starts and tend exits 69"},
-		{long: "post-start", kind: kindList, env: []string{"TEND_POST_START"}, splitEnv: actions,
+		{long: "post-start", kind: kindList, env: []string{"TEND_POST_START"}, splitEnv: splitActions,
 			usage: "run `ACTION` once the app has started: a shell string, a JSON exec array, sleep:DUR, http(s)://URL or a JSON LifecycleHandler; repeatable; failure stops the app"},
-		{long: "pre-stop", kind: kindList, env: []string{"TEND_PRE_STOP"}, splitEnv: actions,
+		{long: "pre-stop", kind: kindList, env: []string{"TEND_PRE_STOP"}, splitEnv: splitActions,
 			usage: "run `ACTION` when a stop begins, before the stop signal reaches the app; repeatable"},
-		{long: "post-stop", kind: kindList, env: []string{"TEND_POST_STOP"}, splitEnv: actions,
+		{long: "post-stop", kind: kindList, env: []string{"TEND_POST_STOP"}, splitEnv: splitActions,
 			usage: "run `ACTION` after the app has exited and the tree has drained; repeatable"},
 		{long: "user", kind: kindValue, env: []string{"TEND_USER"},
 			usage: "run the app, post-start, pre-stop and exec probes as `USER[:GROUP]`, names from the container's /etc/passwd and /etc/group or numbers, with the user's groups and HOME, as gosu; post-stop runs as tend"},
@@ -119,11 +84,11 @@ func flagSpecs() []flagSpec {
 			usage: "time the rest of the tree gets after the app exits, `DUR`", def: d.DrainTimeout.String()},
 		{long: "health-addr", kind: kindValue, env: []string{"TEND_HEALTH_ADDR"},
 			usage: "serve /livez, /readyz and /metrics on `HOST:PORT` (bind 127.0.0.1 or the pod IP)"},
-		{long: "startup-probe", kind: kindList, env: []string{"TEND_STARTUP_PROBE"}, splitEnv: lines,
+		{long: "startup-probe", kind: kindList, env: []string{"TEND_STARTUP_PROBE"}, splitEnv: splitLines,
 			usage: "startup probe `[NAME=]SPEC`; liveness and readiness wait until it passes once; repeatable"},
-		{long: "ready-probe", kind: kindList, env: []string{"TEND_READY_PROBE"}, splitEnv: lines,
+		{long: "ready-probe", kind: kindList, env: []string{"TEND_READY_PROBE"}, splitEnv: splitLines,
 			usage: "readiness probe `[NAME=]SPEC`: http(s)://HOST:PORT/PATH, tcp://HOST:PORT, a command, or a Kubernetes Probe as JSON; repeatable"},
-		{long: "live-probe", kind: kindList, env: []string{"TEND_LIVE_PROBE"}, splitEnv: lines,
+		{long: "live-probe", kind: kindList, env: []string{"TEND_LIVE_PROBE"}, splitEnv: splitLines,
 			usage: "liveness probe `[NAME=]SPEC`; when it fails, tend stops the app and exits 75; repeatable"},
 		{long: "probe-period", kind: kindValue, env: []string{"TEND_PROBE_PERIOD"}, usage: "probe every `DUR`", def: d.Probe.Period.String()},
 		{long: "probe-timeout", kind: kindValue, env: []string{"TEND_PROBE_TIMEOUT"}, usage: "bound each probe by `DUR`", def: d.Probe.Timeout.String()},
@@ -166,14 +131,6 @@ func envHelp(s flagSpec) string {
 	return fmt.Sprintf("%s (env %s)", s.usage, strings.Join(s.env, ", "))
 }
 
-func cliFlags(specs []flagSpec) []cli.Flag {
-	out := make([]cli.Flag, 0, len(specs))
-	for _, s := range specs {
-		out = append(out, cliFlag(s))
-	}
-	return out
-}
-
 // cliFlag is s as one of cli's flag types.
 func cliFlag(s flagSpec) cli.Flag {
 	var aliases []string
@@ -205,9 +162,8 @@ func printHelp(specs []flagSpec, stdout io.Writer) error {
 	var b strings.Builder
 	b.WriteString("NAME:\n   tend - a minimal init for containers: reaps zombies, forwards signals, runs lifecycle hooks\n\n")
 	b.WriteString("USAGE:\n   tend [flags] [--] PROGRAM [ARGS...]\n   tend [flags]    (pause mode: reap and wait for TERM)\n\nGLOBAL OPTIONS:\n")
-	for _, f := range cliFlags(specs) {
-		line := f.String()
-		name, usage, _ := strings.Cut(line, "\t")
+	for _, s := range specs {
+		name, usage, _ := strings.Cut(cliFlag(s).String(), "\t")
 		fmt.Fprintf(&b, "   %-40s %s\n", name, usage)
 	}
 	b.WriteString("   --help, -h                               show help\n")

@@ -30,7 +30,7 @@ func readValues(args []string, env LookupEnv, specs []flagSpec) (values, error) 
 	set.SetOutput(io.Discard)
 	set.Bool("help", false, "")
 	set.Bool("h", false, "")
-	argv, named := expandShortNames(args, specs)
+	argv, named := expandShort(args, specs)
 	for _, s := range specs {
 		if !named[s.long] {
 			continue
@@ -130,6 +130,46 @@ func (v values) list(long string) []string {
 		return s.splitEnv(val)
 	}
 	return nil
+}
+
+// splitFields splits a list variable on commas and blanks.
+func splitFields(s string) []string {
+	return strings.FieldsFunc(s, func(r rune) bool { return r == ',' || r == ' ' || r == '\t' || r == '\n' })
+}
+
+// splitLines splits a probe variable: a probe may contain commas and
+// spaces, so the variable holds one probe per line.
+func splitLines(s string) []string {
+	var out []string
+	for _, l := range strings.Split(s, "\n") {
+		if strings.TrimSpace(l) != "" {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// splitActions splits a hook variable. It holds one action, which may
+// span lines: a shell script from a YAML `value: |` block, or a JSON form
+// pretty-printed. Several actions in one variable are separated by a line
+// holding only ---, as YAML separates documents; the flag repeats as well.
+func splitActions(s string) []string {
+	var out, cur []string
+	flush := func() {
+		if a := strings.Trim(strings.Join(cur, "\n"), "\n"); strings.TrimSpace(a) != "" {
+			out = append(out, a)
+		}
+		cur = cur[:0]
+	}
+	for _, l := range strings.Split(s, "\n") {
+		if strings.TrimSpace(l) == "---" {
+			flush()
+			continue
+		}
+		cur = append(cur, l)
+	}
+	flush()
+	return out
 }
 
 // verbosity is 1 (warnings) plus one per -v; without -v, TEND_VERBOSITY or

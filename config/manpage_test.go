@@ -10,13 +10,13 @@ import (
 	"github.com/tend-init/tend/lifecycle"
 )
 
-// man.go renders tend(1), the man page that the .deb, .rpm and .apk
-// install. It writes nothing of its own about flags: the name, synopsis
-// and each flag's name column come from printHelp's output, and each
-// flag's text, default and variables from flagSpecs, so the page and -h
-// cannot disagree. man_test.go checks that every flag and variable is on
-// the page and writes the file for `make man`; the binary never calls
-// writeManPage, so the linker leaves it out of tend.
+// manpage_test.go renders tend(1), the man page that the .deb, .rpm and
+// .apk install. It writes nothing of its own about flags: the name,
+// synopsis and each flag's name column come from printHelp's output, and
+// each flag's text, default and variables from flagSpecs, so the page and
+// -h cannot disagree. TestManPage (man_test.go) checks that every flag and
+// variable is on the page and writes the file for `make man`. It is a test
+// file because only that test uses it: tend itself never renders the page.
 
 // manHomepage is where the page sends readers for the full guide.
 const manHomepage = "https://github.com/tend-init/tend"
