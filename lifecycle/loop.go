@@ -57,6 +57,7 @@ type Loop struct {
 // signal, the subreaper bit, the health listener, the signal handlers, and
 // only then the app. An error is a set-up failure; ExitCode gives its code.
 func New(cfg Config, stderr io.Writer) (l *Loop, err error) {
+	signals.GuardPipe() // before the first log line
 	l = &Loop{
 		cfg:       cfg,
 		log:       newAsyncLogger(stderr, cfg.Verbosity, cfg.LogFormat),

@@ -252,3 +252,15 @@ func (c *Channels) Close() {
 	signal.Stop(c.Forward)
 	signal.Stop(c.drop)
 }
+
+// GuardPipe makes a write to a closed stdout or stderr return EPIPE from
+// the first instant, before Listen: without a handler the Go runtime
+// raises SIGPIPE for such a write and, as PID 1, which the kernel does not
+// kill with it, exits 2 (runtime.sigpipe, dieFromSignal). tend logs from
+// its first steps (the oom_score_adj line, the health address), and its
+// log writer runs on its own goroutine, so a line can reach a broken
+// stderr before Listen. The channel is never read: Notify drops what does
+// not fit, and Listen's own registrations decide what PIPE does later.
+func GuardPipe() {
+	signal.Notify(make(chan os.Signal, 1), unix.SIGPIPE)
+}
