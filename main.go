@@ -19,6 +19,7 @@ import (
 	"github.com/tend-init/tend/http1"
 	_ "github.com/tend-init/tend/internal/oneproc" // first: see its doc
 	"github.com/tend-init/tend/lifecycle"
+	"github.com/tend-init/tend/logger"
 	"github.com/tend-init/tend/probe"
 )
 
@@ -72,11 +73,11 @@ func run(ctx context.Context, args []string, env config.LookupEnv, stdout, stder
 		}
 		fallthrough
 	case err != nil:
-		format := lifecycle.LogText // a flag error comes before the format is known
+		format := logger.Text // a flag error comes before the format is known
 		if cfg != nil {
 			format = cfg.LogFormat
 		}
-		lifecycle.NewLogger(stderr, lifecycle.LevelError, format).Errorf("%s", config.OneLine(err.Error()))
+		logger.New(stderr, logger.LevelError, format).Errorf("%s", config.OneLine(err.Error()))
 		return lifecycle.ExitCode(err)
 	case l == nil: // -h, --version or --check: done
 		return 0

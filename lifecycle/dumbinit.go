@@ -104,7 +104,7 @@ func (l *Logger) DumbInitf(format string, args ...any) {
 	if l == nil || !l.dumb {
 		return
 	}
-	l.put(logEntry{line: "[dumb-init] " + fmt.Sprintf(format, args...) + "\n"})
+	l.Raw("[dumb-init] " + fmt.Sprintf(format, args...))
 }
 
 // ownsSockets reports whether tend itself will write to sockets: a health

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tend-init/tend/internal/excerpt"
 	"golang.org/x/sys/unix"
 )
 
@@ -69,11 +70,11 @@ func (l *Loop) writeTerminationMessage(why string) {
 // (it may quote a probe peer's body) and cut to the kubelet's limit at a
 // whole character, with "..." to show the cut.
 func terminationText(why string) []byte {
-	b, all := appendEscaped(make([]byte, 0, min(len(why), maxTerminationMessage)), why, maxTerminationMessage)
+	b, all := excerpt.AppendEscaped(make([]byte, 0, min(len(why), maxTerminationMessage)), why, maxTerminationMessage)
 	if all {
 		return b
 	}
-	b, _ = appendEscaped(b[:0], why, maxTerminationMessage-len("..."))
+	b, _ = excerpt.AppendEscaped(b[:0], why, maxTerminationMessage-len("..."))
 	return append(b, "..."...)
 }
 

@@ -1,13 +1,16 @@
 package lifecycle
 
 import (
+	"bytes"
 	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
+	"github.com/tend-init/tend/logger"
 	"golang.org/x/sys/unix"
 )
 
@@ -94,7 +97,7 @@ func TestTerminationMessageBounded(t *testing.T) {
 	terminationWrite = func(string, []byte) error { <-release; return nil }
 	terminationBound = 50 * time.Millisecond
 	var log strings.Builder
-	l := &Loop{cfg: Config{TerminationMessagePath: "/stalled"}, log: NewLogger(&log, LevelWarn, LogText)}
+	l := &Loop{cfg: Config{TerminationMessagePath: "/stalled"}, log: &Logger{Logger: logger.New(&log, logger.LevelWarn, logger.Text)}}
 	done := make(chan struct{})
 	go func() { l.writeTerminationMessage("why"); close(done) }()
 	select {
@@ -104,5 +107,26 @@ func TestTerminationMessageBounded(t *testing.T) {
 	}
 	if !strings.Contains(log.String(), "WARN: termination message not written to /stalled: no answer within 50ms") {
 		t.Fatalf("log: %q", log.String())
+	}
+}
+
+// TestTerminationText: tend's reason is escaped and capped at the
+// kubelet's 4,096 bytes, with "..." at a cut.
+func TestTerminationText(t *testing.T) {
+	if got := string(terminationText("post-start failed: exit 3: exit code 3")); got != "post-start failed: exit 3: exit code 3" {
+		t.Fatalf("plain reason changed: %q", got)
+	}
+	if got := string(terminationText("probe failed: status 500: \x1b[2J\x00\v\u2028")); got != `probe failed: status 500: \x1b[2J\x00\x0b\u2028` {
+		t.Fatalf("not escaped: %q", got)
+	}
+	exact := strings.Repeat("a", maxTerminationMessage)
+	if got := terminationText(exact); string(got) != exact {
+		t.Fatalf("a reason of exactly 4096 bytes was cut to %d", len(got))
+	}
+	for _, long := range []string{strings.Repeat("x", 10000), strings.Repeat("\x1b", 5000), strings.Repeat("世", 3000)} {
+		got := terminationText(long)
+		if len(got) > maxTerminationMessage || len(got) < maxTerminationMessage-8 || !bytes.HasSuffix(got, []byte("...")) || !utf8.Valid(got) {
+			t.Fatalf("cut of a %d-byte reason: %d bytes, ends %q", len(long), len(got), got[max(0, len(got)-12):])
+		}
 	}
 }

@@ -1,11 +1,11 @@
-package lifecycle
+package excerpt
 
 import (
 	"fmt"
 	"unicode/utf8"
 )
 
-// escapeText makes s safe to print on one line: every byte that a terminal
+// Escape makes s safe to print on one line: every byte that a terminal
 // or a log reader could act on is written as a visible escape, so text that
 // tend quotes from elsewhere (a probe peer's body, a hook's error, a flag's
 // value) can neither colour, move or clear the screen, nor end the line and
@@ -20,11 +20,11 @@ import (
 // kept byte for byte, so ordinary text reads exactly as before. The result
 // is not meant to be unescaped (a literal `\x1b` in the input looks the
 // same as an escaped ESC); it is meant to be harmless to print.
-func escapeText(s string) string {
+func Escape(s string) string {
 	if !needsEscape(s) {
 		return s
 	}
-	out, _ := appendEscaped(make([]byte, 0, len(s)+16), s, -1)
+	out, _ := AppendEscaped(make([]byte, 0, len(s)+16), s, -1)
 	return string(out)
 }
 
@@ -38,11 +38,11 @@ func needsEscape(s string) bool {
 	return false
 }
 
-// appendEscaped appends s, escaped as escapeText does, to dst. With max >= 0
+// AppendEscaped appends s, escaped as Escape does, to dst. With max >= 0
 // it stops before the piece (a character or a whole escape) that would make
 // dst longer than max, and reports whether all of s fit; no escape and no
 // UTF-8 sequence is ever cut in two.
-func appendEscaped(dst []byte, s string, max int) ([]byte, bool) {
+func AppendEscaped(dst []byte, s string, max int) ([]byte, bool) {
 	for i := 0; i < len(s); {
 		c := s[i]
 		var piece string
