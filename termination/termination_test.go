@@ -1,4 +1,4 @@
-package lifecycle
+package termination
 
 import (
 	"bytes"
@@ -10,7 +10,6 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/tend-init/tend/logger"
 	"golang.org/x/sys/unix"
 )
 
@@ -88,25 +87,25 @@ func TestOpenNoLinksFallsBack(t *testing.T) {
 }
 
 // TestTerminationMessageBounded: a write that never returns (a hung
-// network file system) holds tend for terminationBound, then is given up
-// with a warning.
+// network file system) holds tend for Bound, then is given up as a
+// refusal, which the loop logs as a warning.
 func TestTerminationMessageBounded(t *testing.T) {
-	defer func(f func(string, []byte) error, d time.Duration) { terminationWrite, terminationBound = f, d }(terminationWrite, terminationBound)
+	defer func(f func(string, []byte) error, d time.Duration) { terminationWrite, Bound = f, d }(terminationWrite, Bound)
 	release := make(chan struct{})
 	defer close(release)
 	terminationWrite = func(string, []byte) error { <-release; return nil }
-	terminationBound = 50 * time.Millisecond
-	var log strings.Builder
-	l := &Loop{cfg: Config{TerminationMessagePath: "/stalled"}, log: &Logger{Logger: logger.New(&log, logger.LevelWarn, logger.Text)}}
-	done := make(chan struct{})
-	go func() { l.writeTerminationMessage("why"); close(done) }()
+	Bound = 50 * time.Millisecond
+	done := make(chan error, 1)
+	go func() { done <- Write("/stalled", "why") }()
+	var err error
 	select {
-	case <-done:
+	case err = <-done:
 	case <-time.After(10 * time.Second):
-		t.Fatal("writeTerminationMessage waited for a stalled write")
+		t.Fatal("Write waited for a stalled write")
 	}
-	if !strings.Contains(log.String(), "WARN: termination message not written to /stalled: no answer within 50ms") {
-		t.Fatalf("log: %q", log.String())
+	var r *Refusal
+	if !errors.As(err, &r) || err.Error() != "no answer within 50ms" {
+		t.Fatalf("err: %v", err)
 	}
 }
 
@@ -128,5 +127,12 @@ func TestTerminationText(t *testing.T) {
 		if len(got) > maxTerminationMessage || len(got) < maxTerminationMessage-8 || !bytes.HasSuffix(got, []byte("...")) || !utf8.Valid(got) {
 			t.Fatalf("cut of a %d-byte reason: %d bytes, ends %q", len(long), len(got), got[max(0, len(got)-12):])
 		}
+	}
+}
+
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
 	}
 }
