@@ -227,8 +227,9 @@ func (l *Loop) Run(ctx context.Context) int {
 		appDone, pid = l.app.Done(), l.app.Pid
 	}
 	l.m.begin(pid)
-	// The sweep after the start (CONVENTIONS A.5): SIGCHLD was registered
-	// before the fork, so this only catches what exited in between.
+	// The sweep after the start: SIGCHLD was registered before the fork
+	// (docs/design.md, "When signals are registered", step 1), so this
+	// only catches what exited in between.
 	none, err := l.reapAll()
 	l.m.handle(reaped{none: none, err: err})
 	timer := time.NewTimer(time.Hour)
