@@ -138,7 +138,7 @@ func New(cfg Config, stderr io.Writer) (l *Loop, err error) {
 }
 
 func (l *Loop) startAppNow() error {
-	path, err := lookPath(l.cfg.Args[0])
+	path, err := reaper.LookPath(l.cfg.Args[0])
 	if err != nil {
 		return err
 	}
@@ -155,7 +155,7 @@ func (l *Loop) startAppNow() error {
 	app, err := l.startCtty(start, cmd)
 	l.closeSockets()
 	if err != nil {
-		return startError(l.cfg.Args[0], err)
+		return reaper.StartError(l.cfg.Args[0], err)
 	}
 	l.app = app
 	l.log.Infof("started %q as pid %d", l.cfg.Args[0], app.Pid)
