@@ -17,6 +17,7 @@ import (
 	"github.com/tend-init/tend/activation"
 	"github.com/tend-init/tend/config"
 	"github.com/tend-init/tend/http1"
+	"github.com/tend-init/tend/internal/excerpt"
 	_ "github.com/tend-init/tend/internal/oneproc" // first: see its doc
 	"github.com/tend-init/tend/lifecycle"
 	"github.com/tend-init/tend/logger"
@@ -77,7 +78,7 @@ func run(ctx context.Context, args []string, env config.LookupEnv, stdout, stder
 		if cfg != nil {
 			format = cfg.LogFormat
 		}
-		logger.New(stderr, logger.LevelError, format).Errorf("%s", config.OneLine(err.Error()))
+		logger.New(stderr, logger.LevelError, format).Errorf("%s", excerpt.Escape(err.Error()))
 		return lifecycle.ExitCode(err)
 	case l == nil: // -h, --version or --check: done
 		return 0

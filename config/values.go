@@ -47,9 +47,10 @@ func readValues(args []string, env LookupEnv, specs []flagSpec) (values, error) 
 	return values{set: set, given: given, env: env, specs: specs}, nil
 }
 
-// usagef is a bad flag, value or variable: one line, exit 1.
+// usagef is a bad flag, value or variable: one line, every control byte
+// escaped (excerpt.Escape), exit 1.
 func usagef(format string, args ...any) error {
-	return fmt.Errorf("%s", OneLine(fmt.Sprintf(format, args...)))
+	return fmt.Errorf("%s", excerpt.Escape(fmt.Sprintf(format, args...)))
 }
 
 // listValue collects a repeatable flag's values in order.

@@ -2,10 +2,11 @@ package excerpt
 
 import (
 	"fmt"
+	"strconv"
 	"unicode/utf8"
 )
 
-// Escape makes s safe to print on one line: every byte that a terminal
+// Escape makes s safe to print on one line, unquoted: every byte that a terminal
 // or a log reader could act on is written as a visible escape, so text that
 // tend quotes from elsewhere (a probe peer's body, a hook's error, a flag's
 // value) can neither colour, move or clear the screen, nor end the line and
@@ -19,7 +20,9 @@ import (
 // Everything else, including a backslash and any other valid UTF-8, is
 // kept byte for byte, so ordinary text reads exactly as before. The result
 // is not meant to be unescaped (a literal `\x1b` in the input looks the
-// same as an escaped ESC); it is meant to be harmless to print.
+// same as an escaped ESC); it is meant to be harmless to print. It is
+// what tend's text log, its termination message, its usage errors, a
+// probe's error and the health endpoint's reasons show (README, "Logs").
 func Escape(s string) string {
 	if !needsEscape(s) {
 		return s
@@ -43,38 +46,61 @@ func needsEscape(s string) bool {
 // dst longer than max, and reports whether all of s fit; no escape and no
 // UTF-8 sequence is ever cut in two.
 func AppendEscaped(dst []byte, s string, max int) ([]byte, bool) {
+	return appendPieces(dst, s, max, bare)
+}
+
+// bare and quoted are the two forms of a piece: Escape's, and Go's
+// double-quoted string's (Quote).
+const (
+	bare   = false
+	quoted = true
+)
+
+// appendPieces appends s to dst one piece at a time, each piece a
+// character as it is or its escape, stopping as AppendEscaped says.
+func appendPieces(dst []byte, s string, max int, form bool) ([]byte, bool) {
 	for i := 0; i < len(s); {
-		c := s[i]
-		var piece string
-		size := 1
-		switch {
-		case c == '\n':
-			piece = `\n`
-		case c == '\r':
-			piece = `\r`
-		case c == '\t':
-			piece = `\t`
-		case c < 0x20 || c == 0x7f:
-			piece = fmt.Sprintf(`\x%02x`, c)
-		case c < utf8.RuneSelf:
-			piece = s[i : i+1]
-		default:
-			r, n := utf8.DecodeRuneInString(s[i:])
-			size = n
-			switch {
-			case r == utf8.RuneError && n == 1:
-				piece = fmt.Sprintf(`\x%02x`, c)
-			case r >= 0x80 && r <= 0x9f, r == 0x2028, r == 0x2029:
-				piece = fmt.Sprintf(`\u%04x`, r)
-			default:
-				piece = s[i : i+n]
-			}
-		}
-		if max >= 0 && len(dst)+len(piece) > max {
+		p, size := piece(s, i, form)
+		if max >= 0 && len(dst)+len(p) > max {
 			return dst, false
 		}
-		dst = append(dst, piece...)
+		dst = append(dst, p...)
 		i += size
 	}
 	return dst, true
+}
+
+// piece is the character at s[i], escaped in the given form, and its size
+// in s. An escape depends on its character alone, never on its neighbours,
+// so a cut between pieces is a cut of the whole.
+func piece(s string, i int, form bool) (string, int) {
+	c := s[i]
+	if form == quoted {
+		// Go's spelling, strconv.Quote's: \a \v for the named
+		// controls, \" and \\, and \u for every rune that is not
+		// printable.
+		_, n := utf8.DecodeRuneInString(s[i:])
+		q := strconv.Quote(s[i : i+n])
+		return q[1 : len(q)-1], n
+	}
+	switch {
+	case c == '\n':
+		return `\n`, 1
+	case c == '\r':
+		return `\r`, 1
+	case c == '\t':
+		return `\t`, 1
+	case c < 0x20 || c == 0x7f:
+		return fmt.Sprintf(`\x%02x`, c), 1
+	case c < utf8.RuneSelf:
+		return s[i : i+1], 1
+	}
+	r, n := utf8.DecodeRuneInString(s[i:])
+	switch {
+	case r == utf8.RuneError && n == 1:
+		return fmt.Sprintf(`\x%02x`, c), 1
+	case r >= 0x80 && r <= 0x9f, r == 0x2028, r == 0x2029:
+		return fmt.Sprintf(`\u%04x`, r), n
+	}
+	return s[i : i+n], n
 }
