@@ -118,7 +118,7 @@ func New(cfg Config, stderr io.Writer) (l *Loop, err error) {
 		l.log.Debugf("%s was ignored when tend started: it stays ignored, and the app inherits that", signals.Name(sig))
 	}
 	// Every thread tend will ever need, created while no app can fill the
-	// pid limit yet (threads_linux.go).
+	// pid limit yet (package thread).
 	began := time.Now()
 	want, have := reserveThreads(&l.cfg)
 	l.log.Debugf("threads: %d, created before the app starts in %s (budget %d, GOMAXPROCS=1; -1: /proc unreadable)", have, time.Since(began).Round(time.Microsecond), want)
