@@ -49,18 +49,20 @@ func AppendEscaped(dst []byte, s string, max int) ([]byte, bool) {
 	return appendPieces(dst, s, max, bare)
 }
 
-// bare and quoted are the two forms of a piece: Escape's, and Go's
-// double-quoted string's (Quote).
+// form is how a piece is escaped: bare (Escape's) or quoted (Go's
+// double-quoted string, Quote's).
+type form int
+
 const (
-	bare   = false
-	quoted = true
+	bare form = iota
+	quoted
 )
 
 // appendPieces appends s to dst one piece at a time, each piece a
 // character as it is or its escape, stopping as AppendEscaped says.
-func appendPieces(dst []byte, s string, max int, form bool) ([]byte, bool) {
+func appendPieces(dst []byte, s string, max int, f form) ([]byte, bool) {
 	for i := 0; i < len(s); {
-		p, size := piece(s, i, form)
+		p, size := piece(s, i, f)
 		if max >= 0 && len(dst)+len(p) > max {
 			return dst, false
 		}
@@ -73,9 +75,9 @@ func appendPieces(dst []byte, s string, max int, form bool) ([]byte, bool) {
 // piece is the character at s[i], escaped in the given form, and its size
 // in s. An escape depends on its character alone, never on its neighbours,
 // so a cut between pieces is a cut of the whole.
-func piece(s string, i int, form bool) (string, int) {
+func piece(s string, i int, f form) (string, int) {
 	c := s[i]
-	if form == quoted {
+	if f == quoted {
 		// Go's spelling, strconv.Quote's: \a \v for the named
 		// controls, \" and \\, and \u for every rune that is not
 		// printable.
