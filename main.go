@@ -17,8 +17,10 @@ import (
 	"github.com/tend-init/tend/activation"
 	"github.com/tend-init/tend/config"
 	"github.com/tend-init/tend/http1"
+	"github.com/tend-init/tend/internal/excerpt"
 	_ "github.com/tend-init/tend/internal/oneproc" // first: see its doc
 	"github.com/tend-init/tend/lifecycle"
+	"github.com/tend-init/tend/logger"
 	"github.com/tend-init/tend/probe"
 )
 
@@ -72,11 +74,11 @@ func run(ctx context.Context, args []string, env config.LookupEnv, stdout, stder
 		}
 		fallthrough
 	case err != nil:
-		format := lifecycle.LogText // a flag error comes before the format is known
+		format := logger.Text // a flag error comes before the format is known
 		if cfg != nil {
 			format = cfg.LogFormat
 		}
-		lifecycle.NewLogger(stderr, lifecycle.LevelError, format).Errorf("%s", config.OneLine(err.Error()))
+		logger.New(stderr, logger.LevelError, format).Errorf("%s", excerpt.Escape(err.Error()))
 		return lifecycle.ExitCode(err)
 	case l == nil: // -h, --version or --check: done
 		return 0

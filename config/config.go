@@ -11,6 +11,7 @@ import (
 	"github.com/tend-init/tend/internal/excerpt"
 	"github.com/tend-init/tend/internal/user"
 	"github.com/tend-init/tend/lifecycle"
+	"github.com/tend-init/tend/logger"
 	"github.com/tend-init/tend/probe"
 	"github.com/tend-init/tend/signals"
 	"golang.org/x/sys/unix"
@@ -35,7 +36,7 @@ func buildConfig(v values) (*lifecycle.Config, error) {
 		return nil, err
 	}
 	if s, ok := v.str("log-format"); ok {
-		if cfg.LogFormat, err = lifecycle.ParseLogFormat(strings.TrimSpace(s)); err != nil {
+		if cfg.LogFormat, err = logger.ParseFormat(strings.TrimSpace(s)); err != nil {
 			return nil, usagef("invalid --log-format value %s: %v", excerpt.Quote(s), err)
 		}
 	}

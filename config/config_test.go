@@ -11,6 +11,7 @@ import (
 
 	"github.com/tend-init/tend/hooks"
 	"github.com/tend-init/tend/lifecycle"
+	"github.com/tend-init/tend/logger"
 	"golang.org/x/sys/unix"
 )
 
@@ -107,13 +108,13 @@ func TestParseLogFormat(t *testing.T) {
 	for _, c := range []struct {
 		args []string
 		env  LookupEnv
-		want lifecycle.LogFormat
+		want logger.Format
 	}{
-		{[]string{"app"}, envOf(), lifecycle.LogText},
-		{[]string{"--log-format", "json", "app"}, envOf(), lifecycle.LogJSON},
-		{[]string{"--log-format=text", "app"}, envOf("TEND_LOG_FORMAT", "json"), lifecycle.LogText},
-		{[]string{"app"}, envOf("TEND_LOG_FORMAT", "json"), lifecycle.LogJSON},
-		{[]string{"app"}, envOf("TEND_LOG_FORMAT", ""), lifecycle.LogText},
+		{[]string{"app"}, envOf(), logger.Text},
+		{[]string{"--log-format", "json", "app"}, envOf(), logger.JSON},
+		{[]string{"--log-format=text", "app"}, envOf("TEND_LOG_FORMAT", "json"), logger.Text},
+		{[]string{"app"}, envOf("TEND_LOG_FORMAT", "json"), logger.JSON},
+		{[]string{"app"}, envOf("TEND_LOG_FORMAT", ""), logger.Text},
 	} {
 		if got := mustParse(t, c.env, c.args...).LogFormat; got != c.want {
 			t.Errorf("%q: got %s, want %s", c.args, got, c.want)

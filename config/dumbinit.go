@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/tend-init/tend/lifecycle"
+	"github.com/tend-init/tend/logger"
 	"github.com/tend-init/tend/signals"
 	"golang.org/x/sys/unix"
 )
@@ -168,7 +169,7 @@ func (d *dumbInitArgs) config(env LookupEnv, buildGodebug string) (*lifecycle.Co
 		URG: asyncPreemptOff(env, buildGodebug)}
 	cfg.KillGroup = cfg.KillGroup || d.setsid
 	if _, set := v.str("verbose"); !set {
-		cfg.Verbosity = lifecycle.LevelError
+		cfg.Verbosity = logger.LevelError
 	}
 	for from, to := range d.rewrite {
 		if cfg.Rewrite == nil {

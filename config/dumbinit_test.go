@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/tend-init/tend/lifecycle"
+	"github.com/tend-init/tend/logger"
 	"golang.org/x/sys/unix"
 )
 
@@ -142,7 +143,7 @@ func TestDumbInitKeepsTendVariables(t *testing.T) {
 		return cfg
 	}
 	def := parse()
-	if def.Verbosity != lifecycle.LevelError || def.DumbInit.GraceKill || def.HealthAddr != "" || len(def.PreStop) != 0 {
+	if def.Verbosity != logger.LevelError || def.DumbInit.GraceKill || def.HealthAddr != "" || len(def.PreStop) != 0 {
 		t.Errorf("defaults: verbosity %d grace-kill %v health %q pre-stop %v; want errors only, no SIGKILL, nothing else", def.Verbosity, def.DumbInit.GraceKill, def.HealthAddr, def.PreStop)
 	}
 	cfg := parse("TEND_VERBOSITY", "3", "TEND_GRACE_PERIOD", "7s", "TEND_HEALTH_ADDR", "127.0.0.1:0",

@@ -77,10 +77,3 @@ func Parse(args []string, env LookupEnv, version string, stdout io.Writer) (*lif
 	cfg, err := buildConfig(v)
 	return cfg, nil, err
 }
-
-// OneLine escapes line breaks, so that a message which quotes the user's
-// input stays one line in the container log. Package main passes every
-// error it logs through it, not only Parse's.
-func OneLine(s string) string {
-	return strings.NewReplacer("\n", `\n`, "\r", `\r`).Replace(s)
-}

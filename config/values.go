@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/tend-init/tend/internal/excerpt"
-	"github.com/tend-init/tend/lifecycle"
+	"github.com/tend-init/tend/logger"
 )
 
 // readValues parses the command line (args without the program name) into
@@ -47,9 +47,10 @@ func readValues(args []string, env LookupEnv, specs []flagSpec) (values, error) 
 	return values{set: set, given: given, env: env, specs: specs}, nil
 }
 
-// usagef is a bad flag, value or variable: one line, exit 1.
+// usagef is a bad flag, value or variable: one line, every control byte
+// escaped (excerpt.Escape), exit 1.
 func usagef(format string, args ...any) error {
-	return fmt.Errorf("%s", OneLine(fmt.Sprintf(format, args...)))
+	return fmt.Errorf("%s", excerpt.Escape(fmt.Sprintf(format, args...)))
 }
 
 // listValue collects a repeatable flag's values in order.
@@ -177,7 +178,7 @@ func splitActions(s string) []string {
 func (v values) verbosity() (int, error) {
 	if v.given["verbose"] {
 		if c, ok := v.set.Lookup("verbose").Value.(interface{ Count() int }); ok {
-			return lifecycle.LevelWarn + c.Count(), nil
+			return logger.LevelWarn + c.Count(), nil
 		}
 	}
 	for _, name := range v.spec("verbose").env {
@@ -191,7 +192,7 @@ func (v values) verbosity() (int, error) {
 		}
 		return n, nil
 	}
-	return lifecycle.LevelWarn, nil
+	return logger.LevelWarn, nil
 }
 
 // duration sets *dst to a positive duration flag, if it is given.

@@ -15,7 +15,7 @@ import (
 // the system call only, never while it waits for the socket to be ready
 // (that wait is the runtime's poller, which holds no thread). A goroutine
 // in a system call can hold an OS thread, and tend creates every thread it
-// will need before the app starts (tend's threads_linux.go): without the
+// will need before the app starts (tend's thread/thread_linux.go): without the
 // gate, the threads the health server needs would grow with its open
 // connections.
 type gatedConn struct {

@@ -70,7 +70,7 @@ type Server struct {
 	// gate admits one connection's system call, or one scrape's reads of
 	// /proc, at a time: a goroutine in a system call can hold an OS
 	// thread, and tend creates every thread it may need before the app
-	// starts (lifecycle/threads_linux.go), so their number must not grow
+	// starts (thread/thread_linux.go), so their number must not grow
 	// with the number of connections. See gatedConn.
 	gate sync.Mutex
 	// metrics renders /metrics once for a burst of scrapes, one

@@ -11,6 +11,7 @@ import (
 
 	"github.com/tend-init/tend/hooks"
 	"github.com/tend-init/tend/internal/user"
+	"github.com/tend-init/tend/logger"
 	"github.com/tend-init/tend/probe"
 	"github.com/tend-init/tend/signals"
 	"golang.org/x/sys/unix"
@@ -23,14 +24,14 @@ type Config struct {
 	Subreaper  bool     // set the child-subreaper bit (tini -s)
 	KillGroup  bool     // forward to the app's process group (tini -g)
 	WarnOnReap bool     // warn for each reaped orphan (tini -w)
-	Verbosity  int      // LevelError..LevelDebug
+	Verbosity  int      // logger.LevelError..logger.LevelDebug
 	Pdeathsig  unix.Signal
 	RemapExit  [256]bool // app codes turned into 0 (tini -e)
 	Rewrite    signals.Rewrite
 
-	// LogFormat is how tend writes its own lines: LogText (tini's, the
-	// default) or LogJSON.
-	LogFormat LogFormat
+	// LogFormat is how tend writes its own lines: logger.Text (tini's, the
+	// default) or logger.JSON.
+	LogFormat logger.Format
 
 	// PreStart runs before the app starts, as tend's own user (set-up
 	// such as fixing a volume's ownership before --user drops to the
@@ -104,7 +105,7 @@ type Check struct {
 // flag help reads them from here.
 func Default() Config {
 	return Config{
-		Verbosity: LevelWarn, // tini's default: warnings
+		Verbosity: logger.LevelWarn, // tini's default: warnings
 		// In both modes: dumb-init passes the variables on unchanged,
 		// so its app ignores the sockets; catatonit's behaviour is the
 		// one that works.

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"slices"
-	"syscall"
 
 	"github.com/tend-init/tend/hooks"
 	"github.com/tend-init/tend/probe"
@@ -104,7 +103,7 @@ func (l *Logger) DumbInitf(format string, args ...any) {
 	if l == nil || !l.dumb {
 		return
 	}
-	l.put(logEntry{line: "[dumb-init] " + fmt.Sprintf(format, args...) + "\n"})
+	l.Raw("[dumb-init] " + fmt.Sprintf(format, args...))
 }
 
 // ownsSockets reports whether tend itself will write to sockets: a health
@@ -138,7 +137,7 @@ func (l *Loop) dumbStarted(pid int) {
 	if l.cfg.DumbInit.Setsid {
 		// The child says both in dumb-init; ours cannot.
 		if !l.ctty.ok {
-			l.log.DumbInitf("Unable to attach to controlling tty (errno=%d %s).", int(l.ctty.errno), Strerror(l.ctty.errno))
+			l.log.DumbInitf("Unable to attach to controlling tty (errno=%d %s).", int(l.ctty.errno), reaper.Strerror(l.ctty.errno))
 		}
 		l.log.DumbInitf("setsid complete.")
 	}
@@ -201,21 +200,11 @@ func (l *Loop) observeExits(e reaper.Exit) { l.exits = append(l.exits, e) }
 // "[dumb-init] PROG: STRERROR", and whether err is that failure; tend then
 // exits ExitExecFailed, as dumb-init.
 func DumbInitExecError(err error) (string, bool) {
-	var e *execError
+	var e *reaper.ExecError
 	if !errors.As(err, &e) {
 		return "", false
 	}
 	errno := unix.ENOENT
-	_ = errors.As(e.err, &errno) // not an errno: dumb-init's most likely
-	return fmt.Sprintf("[dumb-init] %s: %s\n", e.prog, Strerror(errno)), true
-}
-
-// Strerror is glibc's wording of errno, as dumb-init prints it: Go's text
-// is the same, but lower-case.
-func Strerror(errno syscall.Errno) string {
-	s := errno.Error()
-	if s != "" && s[0] >= 'a' && s[0] <= 'z' {
-		s = string(s[0]-'a'+'A') + s[1:]
-	}
-	return s
+	_ = errors.As(e.Err, &errno) // not an errno: dumb-init's most likely
+	return fmt.Sprintf("[dumb-init] %s: %s\n", e.Prog, reaper.Strerror(errno)), true
 }

@@ -44,7 +44,7 @@ func (l *Loop) detachTerminal() attach {
 	_, _, errno := unix.Syscall(unix.SYS_IOCTL, 0, unix.TIOCNOTTY, 0)
 	switch {
 	case errno != 0:
-		l.log.DumbInitf("Unable to detach from controlling tty (errno=%d %s).", int(errno), Strerror(errno))
+		l.log.DumbInitf("Unable to detach from controlling tty (errno=%d %s).", int(errno), reaper.Strerror(errno))
 	case sid == os.Getpid():
 		l.log.DumbInitf("Detached from controlling tty, ignoring the first SIGHUP and SIGCONT we receive.")
 		l.m.st.handOff = []unix.Signal{unix.SIGHUP, unix.SIGCONT}

@@ -3,10 +3,10 @@ package lifecycle
 import (
 	"fmt"
 	"maps"
-	"strings"
 	"time"
 
 	"github.com/tend-init/tend/health"
+	"github.com/tend-init/tend/internal/excerpt"
 	"github.com/tend-init/tend/signals"
 )
 
@@ -109,12 +109,13 @@ func (m *machine) hasChecks(k ProbeKind) bool {
 	return false
 }
 
-// oneLineErr keeps a check's error on the one line /readyz answers with.
+// oneLineErr keeps a check's error on the one line /readyz answers with,
+// every control byte escaped (excerpt.Escape).
 func oneLineErr(err error) string {
 	if err == nil {
 		return "no result yet"
 	}
-	return strings.NewReplacer("\n", `\n`, "\r", `\r`).Replace(err.Error())
+	return excerpt.Escape(err.Error())
 }
 
 // heartbeat is how often the loop republishes while nothing happens, so

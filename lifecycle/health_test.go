@@ -59,3 +59,13 @@ func TestReadinessAndLiveness(t *testing.T) {
 		})
 	}
 }
+
+// TestReasonEscaped: a check's error reaches /readyz's one-line reason with
+// every control byte escaped, as the text log shows it, not only the line
+// breaks.
+func TestReasonEscaped(t *testing.T) {
+	got := oneLineErr(errors.New("status 500: \x1b[2J\x00\t\u2028x\ny"))
+	if want := `status 500: \x1b[2J\x00\t\u2028x\ny`; got != want {
+		t.Fatalf("got %q, want %q", got, want)
+	}
+}

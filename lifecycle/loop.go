@@ -119,7 +119,7 @@ func New(cfg Config, stderr io.Writer) (l *Loop, err error) {
 		l.log.Debugf("%s was ignored when tend started: it stays ignored, and the app inherits that", signals.Name(sig))
 	}
 	// Every thread tend will ever need, created while no app can fill the
-	// pid limit yet (threads_linux.go).
+	// pid limit yet (package thread).
 	began := time.Now()
 	want, have := reserveThreads(&l.cfg)
 	l.log.Debugf("threads: %d, created before the app starts in %s (budget %d, GOMAXPROCS=1; -1: /proc unreadable)", have, time.Since(began).Round(time.Microsecond), want)
@@ -139,7 +139,7 @@ func New(cfg Config, stderr io.Writer) (l *Loop, err error) {
 }
 
 func (l *Loop) startAppNow() error {
-	path, err := lookPath(l.cfg.Args[0])
+	path, err := reaper.LookPath(l.cfg.Args[0])
 	if err != nil {
 		return err
 	}
@@ -156,7 +156,7 @@ func (l *Loop) startAppNow() error {
 	app, err := l.startCtty(start, cmd)
 	l.closeSockets()
 	if err != nil {
-		return startError(l.cfg.Args[0], err)
+		return reaper.StartError(l.cfg.Args[0], err)
 	}
 	l.app = app
 	l.log.Infof("started %q as pid %d", l.cfg.Args[0], app.Pid)
@@ -228,8 +228,9 @@ func (l *Loop) Run(ctx context.Context) int {
 		appDone, pid = l.app.Done(), l.app.Pid
 	}
 	l.m.begin(pid)
-	// The sweep after the start (CONVENTIONS A.5): SIGCHLD was registered
-	// before the fork, so this only catches what exited in between.
+	// The sweep after the start: SIGCHLD was registered before the fork
+	// (docs/design.md, "When signals are registered", step 1), so this
+	// only catches what exited in between.
 	none, err := l.reapAll()
 	l.m.handle(reaped{none: none, err: err})
 	timer := time.NewTimer(time.Hour)

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/tend-init/tend/hooks"
+	"github.com/tend-init/tend/reaper"
 	"golang.org/x/sys/unix"
 )
 
@@ -42,7 +43,7 @@ func TestPreStart(t *testing.T) {
 				"start post-stop deadline=none env=TEND_HOOK=post-stop,TEND_EXIT_CODE=0"},
 			code: 0},
 		{name: "the app cannot start: its exec code",
-			startErr: &execError{prog: "app", err: errBoom, code: 127},
+			startErr: &reaper.ExecError{Prog: "app", Err: errBoom, Code: 127},
 			steps:    []event{hookDone{kind: hookPreStart}, reaped{none: true}, hookDone{kind: hookPostStop}},
 			phases:   "pre-start draining post-stop done",
 			acts: []string{"start pre-start deadline=none env=TEND_HOOK=pre-start", "start app",

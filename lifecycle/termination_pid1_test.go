@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/tend-init/tend/hooks"
+	"github.com/tend-init/tend/logger"
 	"golang.org/x/sys/unix"
 )
 
@@ -65,7 +66,7 @@ func terminationHelper() int {
 	cfg.Args = []string{"sleep", "30"}
 	cfg.PostStart = []hooks.Action{hook}
 	cfg.TerminationMessagePath = path
-	cfg.Verbosity = LevelInfo
+	cfg.Verbosity = logger.LevelInfo
 	l, err := New(cfg, os.Stdout)
 	if err != nil {
 		fmt.Printf("RESULT error=%v\n", err)

@@ -33,15 +33,3 @@ func TestThreadBudget(t *testing.T) {
 		}
 	}
 }
-
-// TestThreadCount: the raw read of /proc/self/status agrees with
-// /proc/self/task.
-func TestThreadCount(t *testing.T) {
-	n := threadCount()
-	if n < 1 {
-		t.Skipf("no /proc/self/status: %d", n)
-	}
-	if n < 2 { // the test binary always has sysmon besides its main thread
-		t.Fatalf("threadCount() = %d", n)
-	}
-}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/tend-init/tend/health"
 	"github.com/tend-init/tend/hooks"
+	"github.com/tend-init/tend/logger"
 	"github.com/tend-init/tend/signals"
 	"golang.org/x/sys/unix"
 )
@@ -113,7 +114,7 @@ func newTestMachine(edit func(*Config)) (*machine, *recorder) {
 		edit(&cfg)
 	}
 	r := &recorder{clock: time.Unix(1000, 0)}
-	m := newMachine(&cfg, NewLogger(&r.log, LevelDebug, LogText), r, func() time.Time { return r.clock }, []string{"PATH=/bin"})
+	m := newMachine(&cfg, &Logger{Logger: logger.New(&r.log, logger.LevelDebug, logger.Text)}, r, func() time.Time { return r.clock }, []string{"PATH=/bin"})
 	m.serve = true
 	return m, r
 }

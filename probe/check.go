@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/tend-init/tend/http1"
+	"github.com/tend-init/tend/internal/excerpt"
 )
 
 // httpGet makes one GET of url with the defaults of Get, no redirect
@@ -47,7 +48,7 @@ func checkGet(ctx context.Context, r http1.Request) (note string, err error) {
 	if err != nil && resp.First != "" && resp.Code != 0 {
 		// The server's own reason, e.g. tend's "not ready: post-start
 		// running", says more than the status alone.
-		err = fmt.Errorf("%v: %s", err, oneLine(errors.New(resp.First)))
+		err = fmt.Errorf("%v: %s", err, excerpt.Escape(resp.First))
 	}
 	return resp.Note, err
 }
@@ -61,13 +62,9 @@ func checkStatus(code int, err error) error {
 		if c := classify(err); errors.Is(c, ErrUnknown) {
 			return c
 		}
-		return oneLine(err)
+		return errors.New(excerpt.Escape(err.Error()))
 	case code < 200 || code > 399:
 		return fmt.Errorf("status %d", code)
 	}
 	return nil
-}
-
-func oneLine(err error) error {
-	return errors.New(strings.NewReplacer("\n", `\n`, "\r", `\r`).Replace(err.Error()))
 }

@@ -3,6 +3,7 @@ package probe
 import (
 	"errors"
 
+	"github.com/tend-init/tend/internal/excerpt"
 	"golang.org/x/sys/unix"
 )
 
@@ -27,7 +28,7 @@ func classify(err error) error {
 	}
 	for _, e := range []error{unix.EMFILE, unix.ENFILE, unix.EAGAIN, unix.ENOMEM, unix.ENOBUFS} {
 		if errors.Is(err, e) {
-			return unknownError{msg: oneLine(err).Error()}
+			return unknownError{msg: excerpt.Escape(err.Error())}
 		}
 	}
 	return err

@@ -1,16 +1,13 @@
-// Package excerpt quotes user input in an error message.
+// Package excerpt is tend's one escaper for one-line text: Escape for text
+// tend prints as it is (a log line, a reason), Quote for a value it quotes.
 //
 // tend reports a bad flag, variable, probe, hook or peer answer in one log
 // line, and those values can be anything: a 120 KB JSON value, escape codes,
 // NUL. Quoting the whole value made one error line echo 120 KB twice; quoting
 // it raw let a value paint the terminal or forge a second log line. Every
-// error that quotes what a user or a peer wrote goes through Quote.
+// error that quotes what a user or a peer wrote goes through Quote, and
+// every line tend writes goes through Escape.
 package excerpt
-
-import (
-	"strconv"
-	"unicode/utf8"
-)
 
 // Max bounds the quoted form, quotes and escapes included, not counting
 // the "…" that marks a cut: a stray byte is written as four (\x00), so a
@@ -23,21 +20,10 @@ const Max = 64
 // a character boundary so that the quoted form is at most Max bytes, with
 // "…" after the closing quote when s was cut.
 func Quote(s string) string {
-	q := strconv.Quote(s)
-	if len(q) <= Max {
-		return q
+	b, all := appendPieces(append(make([]byte, 0, Max+len("\"…")), '"'), s, Max-1, quoted)
+	b = append(b, '"')
+	if !all {
+		b = append(b, "…"...)
 	}
-	n, size := 0, 2 // bytes of s kept, and the quoted size so far
-	for n < len(s) {
-		_, w := utf8.DecodeRuneInString(s[n:])
-		// Quoting one character alone costs what it costs in the
-		// whole: escapes do not depend on their neighbours.
-		c := len(strconv.Quote(s[n:n+w])) - 2
-		if size+c > Max {
-			break
-		}
-		size += c
-		n += w
-	}
-	return strconv.Quote(s[:n]) + "…"
+	return string(b)
 }

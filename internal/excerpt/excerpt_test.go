@@ -1,6 +1,7 @@
 package excerpt
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -39,6 +40,25 @@ func TestQuoteBounded(t *testing.T) {
 		body := strings.TrimSuffix(got, "…")
 		if len(body) > Max || !utf8.ValidString(got) || strings.ContainsAny(got, "\r\n\x00\x1b\u2028") {
 			t.Errorf("Quote(%.20q...) = %s (%d bytes)", in, got, len(body))
+		}
+	}
+}
+
+// TestQuoteIsGos: what fits is exactly strconv.Quote's string, so a
+// quoted value reads as Go writes it, piece by piece through the same
+// escaper as Escape.
+func TestQuoteIsGos(t *testing.T) {
+	var all strings.Builder
+	for b := 0; b < 256; b++ {
+		all.WriteByte(byte(b))
+	}
+	in := []string{`say "hi" \ bye`, "\a\b\f\v\t", "\u00a0\u200b\u202e\ufeff\u0085", "é世界"}
+	for i := 0; i < 256; i += 8 {
+		in = append(in, all.String()[i:i+8])
+	}
+	for _, s := range in {
+		if got, want := Quote(s), strconv.Quote(s); got != want {
+			t.Errorf("Quote(%q) = %s, want %s", s, got, want)
 		}
 	}
 }

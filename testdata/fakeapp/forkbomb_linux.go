@@ -73,7 +73,7 @@ func bombChild(orphan bool) {
 }
 
 // reserveThreads makes the runtime create threads until the process has
-// want, then returns them to its idle list: tend's threads_linux.go in
+// want, then returns them to its idle list: tend's thread/thread_linux.go in
 // short (a locked goroutine that parks hands its P to another thread).
 func reserveThreads(want int) {
 	release := make(chan struct{})

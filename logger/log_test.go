@@ -1,9 +1,8 @@
-package lifecycle
+package logger
 
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"log/slog"
 	"os"
@@ -12,19 +11,17 @@ import (
 	"testing"
 	"time"
 	"unicode/utf8"
-
-	"golang.org/x/sys/unix"
 )
 
 // TestTextLinesUnchanged: text is tini's line, byte for byte, fields or
 // not: tini's users grep it.
 func TestTextLinesUnchanged(t *testing.T) {
 	var b bytes.Buffer
-	l := NewLogger(&b, LevelDebug, LogText)
+	l := New(&b, LevelDebug, Text)
 	l.Warnf("stop: %s; grace period %s", "liveness probe failed", 30*time.Second)
-	l.With(hookField(hookPreStop), durField(1500*time.Millisecond), errField(errors.New("exit status 1"))).
-		Warnf("%s failed after %s: %v", hookPreStop, 1500*time.Millisecond, "exit status 1")
-	l.With(sigField(unix.SIGTERM)).Debugf("forwarded %s to pid %d", "SIGTERM", 7)
+	l.With(slog.String("hook", "pre-stop"), slog.Duration("duration", 1500*time.Millisecond), slog.String("error", "exit status 1")).
+		Warnf("%s failed after %s: %v", "pre-stop", 1500*time.Millisecond, "exit status 1")
+	l.With(slog.String("signal", "SIGTERM")).Debugf("forwarded %s to pid %d", "SIGTERM", 7)
 	pid := os.Getpid()
 	want := fmt.Sprintf("[tend %d] WARN: stop: liveness probe failed; grace period 30s\n"+
 		"[tend %d] WARN: pre-stop failed after 1.5s: exit status 1\n"+
@@ -53,10 +50,10 @@ func jsonLines(t *testing.T, out string) []map[string]any {
 // the message is the text line's.
 func TestJSONLine(t *testing.T) {
 	var b bytes.Buffer
-	l := NewLogger(&b, LevelWarn, LogJSON)
+	l := New(&b, LevelWarn, JSON)
 	before := time.Now()
-	l.With(hookField(hookPostStart), durField(1500*time.Millisecond), errField(errors.New("timed out")), slog.Int("code", 69)).
-		Warnf("%s failed after %s: %v", hookPostStart, 1500*time.Millisecond, "timed out")
+	l.With(slog.String("hook", "post-start"), slog.Duration("duration", 1500*time.Millisecond), slog.String("error", "timed out"), slog.Int("code", 69)).
+		Warnf("%s failed after %s: %v", "post-start", 1500*time.Millisecond, "timed out")
 	o := jsonLines(t, b.String())[0]
 	ts, _ := o["time"].(string)
 	at, err := time.Parse(time.RFC3339, ts)
@@ -95,16 +92,16 @@ func TestLevels(t *testing.T) {
 		3: {"ERROR", "WARN", "INFO", "DEBUG"},
 		7: {"ERROR", "WARN", "INFO", "DEBUG"},
 	} {
-		for _, format := range []LogFormat{LogText, LogJSON} {
+		for _, format := range []Format{Text, JSON} {
 			var b bytes.Buffer
-			l := NewLogger(&b, verbosity, format)
+			l := New(&b, verbosity, format)
 			l.Errorf("e")
 			l.Warnf("w")
 			l.Infof("i")
 			l.Debugf("d")
 			var got []string
 			for _, line := range strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n") {
-				if format == LogText {
+				if format == Text {
 					_, rest, _ := strings.Cut(line, "] ")
 					tag, _, _ := strings.Cut(rest, ":")
 					got = append(got, tag)
@@ -127,13 +124,13 @@ func TestLevels(t *testing.T) {
 }
 
 func TestParseLogFormat(t *testing.T) {
-	for s, want := range map[string]LogFormat{"text": LogText, "json": LogJSON} {
-		if f, err := ParseLogFormat(s); err != nil || f != want || f.String() != s {
+	for s, want := range map[string]Format{"text": Text, "json": JSON} {
+		if f, err := ParseFormat(s); err != nil || f != want || f.String() != s {
 			t.Errorf("%q: %v %v", s, f, err)
 		}
 	}
 	for _, s := range []string{"", "JSON", "logfmt", "json "} {
-		if _, err := ParseLogFormat(s); err == nil {
+		if _, err := ParseFormat(s); err == nil {
 			t.Errorf("%q accepted", s)
 		}
 	}
@@ -159,7 +156,7 @@ func (w *blockedWriter) Write(p []byte) (int, error) {
 // count is reported, as JSON, once stderr moves again.
 func TestJSONNeverBlocks(t *testing.T) {
 	w := &blockedWriter{release: make(chan struct{})}
-	l := newAsyncLogger(w, LevelWarn, LogJSON)
+	l := NewAsync(w, LevelWarn, JSON)
 	start := time.Now()
 	n := 3 * logQueue
 	for i := range n {
@@ -209,7 +206,7 @@ func FuzzJSONLine(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, msg, field string) {
 		var b bytes.Buffer
-		NewLogger(&b, LevelDebug, LogJSON).With(slog.String("error", field)).Errorf("%s", msg)
+		New(&b, LevelDebug, JSON).With(slog.String("error", field)).Errorf("%s", msg)
 		out := b.String()
 		if strings.Count(out, "\n") != 1 || !strings.HasSuffix(out, "\n") {
 			t.Fatalf("not one line: %q", out)
@@ -229,4 +226,17 @@ func FuzzJSONLine(f *testing.F) {
 			t.Fatalf("error %q, want %q", got, want)
 		}
 	})
+}
+
+// TestTextLogEscapes: a text line quotes a stranger's bytes escaped, and
+// stays one line; the prefix and an ordinary message are unchanged.
+func TestTextLogEscapes(t *testing.T) {
+	var b bytes.Buffer
+	l := New(&b, LevelWarn, Text)
+	l.Warnf("liveness probe failed: status 500: %s", "\x1b[31mred\x1b[0m\x00\v\f\u2028\x7f\u009b\xff\nfake [tend 1] ERROR: forged")
+	want := fmt.Sprintf("[tend %d] WARN: liveness probe failed: status 500: "+
+		`\x1b[31mred\x1b[0m\x00\x0b\x0c\u2028\x7f\u009b\xff\nfake [tend 1] ERROR: forged`+"\n", os.Getpid())
+	if b.String() != want {
+		t.Fatalf("got\n%q\nwant\n%q", b.String(), want)
+	}
 }

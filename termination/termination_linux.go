@@ -1,13 +1,15 @@
-package lifecycle
+// Package termination writes the termination-message file that the kubelet
+// reads when the container ends, without following what the app planted.
+package termination
 
 import (
 	"errors"
 	"fmt"
-	"log/slog"
 	"path/filepath"
 	"strings"
 	"time"
 
+	"github.com/tend-init/tend/internal/excerpt"
 	"golang.org/x/sys/unix"
 )
 
@@ -18,14 +20,16 @@ import (
 // message would lose its beginning.
 const maxTerminationMessage = 4096
 
-// terminationBound is the longest tend waits for the write: whatever sits
-// at the path (a hung network file system, a FUSE file served by the app),
-// tend exits with the code it decided. A plain file takes microseconds.
-var terminationBound = time.Second
+// Bound is the longest tend waits for the write: whatever sits at the
+// path (a hung network file system, a FUSE file served by the app), tend
+// exits with the code it decided. A plain file takes microseconds.
+var Bound = time.Second
 
-// writeTerminationMessage writes why tend decided the outcome to the
-// termination-message file, for `kubectl describe pod` and the container
-// status.
+// Write writes why to the termination-message file at path, for `kubectl
+// describe pod` and the container status. It returns a *Refusal when what
+// sits at the path is not a place tend will write, or the write failed or
+// stalled; other errors (the app's own message, no such directory) are
+// ordinary.
 //
 // The app may have planted anything at the path, and tend is root, so it
 // writes only to a regular file at exactly that path (writeTermination):
@@ -33,35 +37,21 @@ var terminationBound = time.Second
 // /proc or /sys file, never into a file that the app already wrote (its
 // own message wins, as in Kubernetes), and it creates only a new file, in
 // a directory that exists. The text is tend's (escaped and capped), and the
-// whole attempt is bounded by terminationBound.
-func (l *Loop) writeTerminationMessage(why string) {
-	path := l.cfg.TerminationMessagePath
-	if path == "" {
-		return
-	}
+// whole attempt is bounded by Bound.
+func Write(path, why string) error {
 	msg := terminationText(why)
-	done := make(chan error, 1) // the writer never blocks on a loop that has left
+	done := make(chan error, 1) // the writer never blocks on a caller that has left
 	write := terminationWrite
 	go func() { done <- write(path, msg) }()
-	t := time.NewTimer(terminationBound)
+	t := time.NewTimer(Bound)
 	defer t.Stop()
-	var err error
 	select {
-	case err = <-done:
+	case err := <-done:
+		return err
 	case <-t.C:
 		// The writer goroutine is left in its system call; tend is
 		// about to exit, which ends it.
-		err = refused("no answer within %s", terminationBound)
-	}
-	fields := l.log.With(slog.String("path", path), errField(err))
-	var r *refusal
-	switch {
-	case err == nil:
-		l.log.With(slog.String("path", path)).Debugf("termination message written to %s", path)
-	case errors.As(err, &r):
-		fields.Warnf("termination message not written to %s: %v", path, err)
-	default:
-		fields.Infof("termination message not written to %s: %v", path, err)
+		return refused("no answer within %s", Bound)
 	}
 }
 
@@ -69,24 +59,24 @@ func (l *Loop) writeTerminationMessage(why string) {
 // (it may quote a probe peer's body) and cut to the kubelet's limit at a
 // whole character, with "..." to show the cut.
 func terminationText(why string) []byte {
-	b, all := appendEscaped(make([]byte, 0, min(len(why), maxTerminationMessage)), why, maxTerminationMessage)
+	b, all := excerpt.AppendEscaped(make([]byte, 0, min(len(why), maxTerminationMessage)), why, maxTerminationMessage)
 	if all {
 		return b
 	}
-	b, _ = appendEscaped(b[:0], why, maxTerminationMessage-len("..."))
+	b, _ = excerpt.AppendEscaped(b[:0], why, maxTerminationMessage-len("..."))
 	return append(b, "..."...)
 }
 
-// refusal is what sits at the path when tend will not write to it, or a
+// Refusal is what sits at the path when tend will not write to it, or a
 // write that failed or stalled: a warning. Other outcomes (the app's own
 // message, no such directory, a read-only file system) are ordinary and
 // logged as information.
-type refusal struct{ why string }
+type Refusal struct{ why string }
 
-func (r *refusal) Error() string { return r.why }
+func (r *Refusal) Error() string { return r.why }
 
 func refused(format string, args ...any) error {
-	return &refusal{fmt.Sprintf(format, args...)}
+	return &Refusal{fmt.Sprintf(format, args...)}
 }
 
 // terminationWrite is writeTermination; a test replaces it to stall.

@@ -1,4 +1,7 @@
-package lifecycle
+// Package thread creates, before the app starts, every OS thread tend can
+// need, so that a full pid limit can never make the Go runtime fail to
+// start one.
+package thread
 
 import (
 	"bytes"
@@ -6,11 +9,11 @@ import (
 	"strconv"
 	"sync"
 
-	"github.com/tend-init/tend/hooks"
 	"github.com/tend-init/tend/reaper"
 )
 
-// A full pid limit must not kill tend (CONVENTIONS B.13). Every OS thread
+// A full pid limit must not kill tend (docs/design.md, "Threads and
+// GOMAXPROCS"; RELIABILITY.md, "A full pid limit"). Every OS thread
 // counts against pids.max, and the Go runtime creates one (newm) whenever it
 // has Go code to run, or a P to hand over, and no idle thread: a goroutine
 // that blocks in a system call, or a locked goroutine that parks, gives its
@@ -42,7 +45,7 @@ import (
 //     connections are open, and reads /proc for one scrape at a time
 //     (probe's gatedConn).
 //
-// threadBudget counts them. It is checked against a fork bomb in a pids
+// Budget counts them. It is checked against a fork bomb in a pids
 // cgroup with every feature busy at once (TestTorturePidLimit), and under
 // load without a limit (TestTortureThreadsFixedAfterStart).
 
@@ -64,57 +67,46 @@ const threadsPoll = 1
 // threadsLog: the Logger's writer, in write(2) on a stderr that may block.
 const threadsLog = 1
 
-// threadBudget is the most threads tend can need at once with cfg, with
+// Needs is what tend was configured to run that can hold a thread in a
+// blocking system call.
+type Needs struct {
+	TerminationMessage bool // the loop's one ordinary write, at its end
+	Health             bool // the health endpoint
+	Hooks              int  // hook goroutines that can run at once
+	Relay              bool // a hook runs a command, whose output the Relay copies
+	Probes             int  // probe goroutines, one per check
+}
+
+// Budget is the most threads tend can need at once with n, with
 // GOMAXPROCS=1. Each goroutine that can be in a blocking system call is
 // counted once.
-func threadBudget(cfg *Config) int {
-	n := threadsRuntime + threadsP + threadsPoll + threadsLog
-	if cfg.TerminationMessagePath != "" {
-		n++ // the loop itself, writing the message
+func Budget(n Needs) int {
+	b := threadsRuntime + threadsP + threadsPoll + threadsLog
+	if n.TerminationMessage {
+		b++ // the loop itself, writing the message
 	}
-	if cfg.HealthAddr != "" {
-		n += 3 // the accept loop, the gated connections, and one scrape's /proc reads
+	if n.Health {
+		b += 3 // the accept loop, the gated connections, and one scrape's /proc reads
 	}
-	// Hook goroutines: a pre-stop can start while a cancelled post-start
-	// is still being killed; a post-stop runs alone, after both.
-	switch {
-	case len(cfg.PostStart) > 0 && len(cfg.PreStop) > 0:
-		n += 2
-	case len(cfg.PreStart) > 0, len(cfg.PostStart) > 0, len(cfg.PreStop) > 0, len(cfg.PostStop) > 0:
-		n++
-	}
+	b += n.Hooks
 	// The hooks' Relay: its one copier, in write(2) on a stdout or stderr
 	// that may block. Hook and probe output pipes are read through the
 	// netpoller, which costs no thread.
-	if hasCommand(cfg.PreStart, cfg.PostStart, cfg.PreStop, cfg.PostStop) {
-		n++
+	if n.Relay {
+		b++
 	}
-	// Probe goroutines, one per check; an exec check forks under the
-	// reaper's lock, an http or tcp check dials on its own.
-	return n + len(cfg.Checks)
+	// An exec check forks under the reaper's lock, an http or tcp check
+	// dials on its own.
+	return b + n.Probes
 }
 
-// hasCommand reports whether a hook runs a command, whose output the Relay
-// passes on.
-func hasCommand(hs ...[]hooks.Action) bool {
-	for _, acts := range hs {
-		for _, a := range acts {
-			if _, ok := a.(hooks.Command); ok {
-				return true
-			}
-		}
-	}
-	return false
-}
-
-// reserveThreads sets GOMAXPROCS to 1 and makes the runtime create the
-// threads that tend will need, so that none is created once the app can
-// fill the pid limit. Call it after signals.Listen, before the app starts.
-// It returns the threads wanted and the threads tend has (-1: unknown).
-func reserveThreads(cfg *Config) (want, have int) {
+// Reserve sets GOMAXPROCS to 1 and makes the runtime create want threads
+// (Budget), so that none is created once the app can fill the pid limit.
+// Call it after signals.Listen, before the app starts. It returns the
+// threads tend has (-1: unknown).
+func Reserve(want int) (have int) {
 	runtime.GOMAXPROCS(1) // done by internal/oneproc already; kept so the budget's premise is stated here
-	want = threadBudget(cfg)
-	return want, pinThreads(want)
+	return pinThreads(want)
 }
 
 // pinThreads parks goroutines, each locked to its own thread, until the

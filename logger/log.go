@@ -1,4 +1,6 @@
-package lifecycle
+// Package logger writes tend's own lines to stderr: tini's text or one
+// JSON object a line, through a bounded queue that never blocks the loop.
+package logger
 
 import (
 	"context"
@@ -9,8 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/tend-init/tend/signals"
-	"golang.org/x/sys/unix"
+	"github.com/tend-init/tend/internal/excerpt"
 )
 
 // Verbosity levels, as tini counts them: warnings are shown by default,
@@ -22,30 +23,30 @@ const (
 	LevelDebug
 )
 
-// LogFormat is how a line is written: tini's text, or one JSON object.
-type LogFormat int
+// Format is how a line is written: tini's text, or one JSON object.
+type Format int
 
 const (
-	// LogText is "[tend PID] LEVEL: message", as tini writes; the default.
-	LogText LogFormat = iota
-	// LogJSON is one JSON object per line, written by slog's JSONHandler:
+	// Text is "[tend PID] LEVEL: message", as tini writes; the default.
+	Text Format = iota
+	// JSON is one JSON object per line, written by slog's JSONHandler:
 	// time (RFC 3339, UTC), level, msg, pid, then the event's fields.
-	LogJSON
+	JSON
 )
 
-// ParseLogFormat reads --log-format's value: "text" or "json".
-func ParseLogFormat(s string) (LogFormat, error) {
+// ParseFormat reads --log-format's value: "text" or "json".
+func ParseFormat(s string) (Format, error) {
 	switch s {
 	case "text":
-		return LogText, nil
+		return Text, nil
 	case "json":
-		return LogJSON, nil
+		return JSON, nil
 	}
 	return 0, fmt.Errorf("want text or json")
 }
 
-func (f LogFormat) String() string {
-	if f == LogJSON {
+func (f Format) String() string {
+	if f == JSON {
 		return "json"
 	}
 	return "text"
@@ -91,7 +92,6 @@ type Logger struct {
 	json    slog.Handler  // nil: text
 	q       chan logEntry // nil: write synchronously
 	dropped atomic.Uint64
-	dumb    bool // the dumb-init mode's -v: DumbInitf writes (dumbinit.go)
 }
 
 // logEntry is a line to write, a record to encode, or a flush request to
@@ -105,11 +105,11 @@ type logEntry struct {
 // logQueue is how many lines may wait for a slow stderr.
 const logQueue = 1024
 
-// NewLogger writes each line before returning: for set-up errors, where
+// New writes each line before returning: for set-up errors, where
 // tend exits right after, and for tests.
-func NewLogger(w io.Writer, level int, format LogFormat) *Logger {
+func New(w io.Writer, level int, format Format) *Logger {
 	l := &Logger{w: w, level: level, pid: os.Getpid()}
-	if format == LogJSON {
+	if format == JSON {
 		// Only the JSON handler is used: slog's text handler is never
 		// referenced, so the linker leaves it out. pid is encoded once,
 		// here, not on every line.
@@ -119,9 +119,9 @@ func NewLogger(w io.Writer, level int, format LogFormat) *Logger {
 	return l
 }
 
-// newAsyncLogger queues lines for a writer goroutine; see Logger.
-func newAsyncLogger(w io.Writer, level int, format LogFormat) *Logger {
-	l := NewLogger(w, level, format)
+// NewAsync queues lines for a writer goroutine; see Logger.
+func NewAsync(w io.Writer, level int, format Format) *Logger {
+	l := New(w, level, format)
 	l.q = make(chan logEntry, logQueue)
 	go l.drain()
 	return l
@@ -179,14 +179,14 @@ func (l *Logger) entry(level int, attrs []slog.Attr, msg string) logEntry {
 	if l.json == nil {
 		// The tag is the level's slog name (ERROR, WARN, INFO, DEBUG):
 		// one spelling for both formats. The message is escaped
-		// (escapeText): it may quote a stranger's bytes, and one line must
+		// (excerpt.Escape): it may quote a stranger's bytes, and one line must
 		// stay one harmless line. JSON has its own escaping, and keeps
 		// the value: slog's encoder escapes the C0 controls, U+2028 and
 		// U+2029 and replaces invalid UTF-8, so a line stays one line; DEL
 		// and the C1 controls are valid JSON raw and decode to themselves
 		// (FuzzJSONLine pins that a JSON value says exactly what was
 		// logged).
-		return logEntry{line: fmt.Sprintf("[tend %d] %s: %s\n", l.pid, SlogLevel(level), escapeText(msg))}
+		return logEntry{line: fmt.Sprintf("[tend %d] %s: %s\n", l.pid, SlogLevel(level), excerpt.Escape(msg))}
 	}
 	r := slog.NewRecord(time.Now().UTC(), SlogLevel(level), msg, 0)
 	r.AddAttrs(attrs...) // copied: the caller's slice may be reused
@@ -247,22 +247,13 @@ func (f Fields) Debugf(format string, args ...any) {
 	f.l.logf(LevelDebug, f.attrs, format, args...)
 }
 
-// The fields' keys, one spelling each. Durations are slog's: whole
-// nanoseconds.
-func hookField(k HookKind) slog.Attr     { return slog.String("hook", k.String()) }
-func sigField(s unix.Signal) slog.Attr   { return slog.String("signal", signals.Name(s)) }
-func durField(d time.Duration) slog.Attr { return slog.Duration("duration", d) }
-func appPidField(pid int) slog.Attr      { return slog.Int("app_pid", pid) }
-
-// errField is the error's text; "" for none.
-func errField(err error) slog.Attr {
-	if err == nil {
-		return slog.String("error", "")
+// Raw writes line as it is, with a newline, in order with the other lines
+// and through the same queue: no prefix, no level and no escaping, for a
+// mode that prints a peer's own lines word for word. The caller chooses
+// when; the verbosity does not apply.
+func (l *Logger) Raw(line string) {
+	if l == nil {
+		return
 	}
-	return slog.String("error", err.Error())
+	l.put(logEntry{line: line + "\n"})
 }
-
-// probeField names a check (its name, or its kind when unnamed), and
-// probeKindField says which kind it is: startup, ready or live.
-func probeField(c Check) slog.Attr     { return slog.String("probe", c.Name) }
-func probeKindField(c Check) slog.Attr { return slog.String("probe_kind", c.Kind.String()) }

@@ -1,12 +1,14 @@
-package lifecycle
+package termination
 
 import (
+	"bytes"
 	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"golang.org/x/sys/unix"
 )
@@ -85,24 +87,52 @@ func TestOpenNoLinksFallsBack(t *testing.T) {
 }
 
 // TestTerminationMessageBounded: a write that never returns (a hung
-// network file system) holds tend for terminationBound, then is given up
-// with a warning.
+// network file system) holds tend for Bound, then is given up as a
+// refusal, which the loop logs as a warning.
 func TestTerminationMessageBounded(t *testing.T) {
-	defer func(f func(string, []byte) error, d time.Duration) { terminationWrite, terminationBound = f, d }(terminationWrite, terminationBound)
+	defer func(f func(string, []byte) error, d time.Duration) { terminationWrite, Bound = f, d }(terminationWrite, Bound)
 	release := make(chan struct{})
 	defer close(release)
 	terminationWrite = func(string, []byte) error { <-release; return nil }
-	terminationBound = 50 * time.Millisecond
-	var log strings.Builder
-	l := &Loop{cfg: Config{TerminationMessagePath: "/stalled"}, log: NewLogger(&log, LevelWarn, LogText)}
-	done := make(chan struct{})
-	go func() { l.writeTerminationMessage("why"); close(done) }()
+	Bound = 50 * time.Millisecond
+	done := make(chan error, 1)
+	go func() { done <- Write("/stalled", "why") }()
+	var err error
 	select {
-	case <-done:
+	case err = <-done:
 	case <-time.After(10 * time.Second):
-		t.Fatal("writeTerminationMessage waited for a stalled write")
+		t.Fatal("Write waited for a stalled write")
 	}
-	if !strings.Contains(log.String(), "WARN: termination message not written to /stalled: no answer within 50ms") {
-		t.Fatalf("log: %q", log.String())
+	var r *Refusal
+	if !errors.As(err, &r) || err.Error() != "no answer within 50ms" {
+		t.Fatalf("err: %v", err)
+	}
+}
+
+// TestTerminationText: tend's reason is escaped and capped at the
+// kubelet's 4,096 bytes, with "..." at a cut.
+func TestTerminationText(t *testing.T) {
+	if got := string(terminationText("post-start failed: exit 3: exit code 3")); got != "post-start failed: exit 3: exit code 3" {
+		t.Fatalf("plain reason changed: %q", got)
+	}
+	if got := string(terminationText("probe failed: status 500: \x1b[2J\x00\v\u2028")); got != `probe failed: status 500: \x1b[2J\x00\x0b\u2028` {
+		t.Fatalf("not escaped: %q", got)
+	}
+	exact := strings.Repeat("a", maxTerminationMessage)
+	if got := terminationText(exact); string(got) != exact {
+		t.Fatalf("a reason of exactly 4096 bytes was cut to %d", len(got))
+	}
+	for _, long := range []string{strings.Repeat("x", 10000), strings.Repeat("\x1b", 5000), strings.Repeat("世", 3000)} {
+		got := terminationText(long)
+		if len(got) > maxTerminationMessage || len(got) < maxTerminationMessage-8 || !bytes.HasSuffix(got, []byte("...")) || !utf8.Valid(got) {
+			t.Fatalf("cut of a %d-byte reason: %d bytes, ends %q", len(long), len(got), got[max(0, len(got)-12):])
+		}
+	}
+}
+
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
 	}
 }

@@ -1,0 +1,44 @@
+package lifecycle
+
+import (
+	"io"
+	"log/slog"
+	"time"
+
+	"github.com/tend-init/tend/logger"
+	"github.com/tend-init/tend/signals"
+	"golang.org/x/sys/unix"
+)
+
+// Logger is the loop's logger (package logger), and whether the dumb-init
+// mode's own -v lines are on (DumbInitf).
+type Logger struct {
+	*logger.Logger
+	dumb bool
+}
+
+// newAsyncLogger is the loop's logger: queued, so that a slow stderr never
+// holds up the loop (logger.NewAsync).
+func newAsyncLogger(w io.Writer, level int, format logger.Format) *Logger {
+	return &Logger{Logger: logger.NewAsync(w, level, format)}
+}
+
+// The fields' keys, one spelling each. Durations are slog's: whole
+// nanoseconds.
+func hookField(k HookKind) slog.Attr     { return slog.String("hook", k.String()) }
+func sigField(s unix.Signal) slog.Attr   { return slog.String("signal", signals.Name(s)) }
+func durField(d time.Duration) slog.Attr { return slog.Duration("duration", d) }
+func appPidField(pid int) slog.Attr      { return slog.Int("app_pid", pid) }
+
+// errField is the error's text; "" for none.
+func errField(err error) slog.Attr {
+	if err == nil {
+		return slog.String("error", "")
+	}
+	return slog.String("error", err.Error())
+}
+
+// probeField names a check (its name, or its kind when unnamed), and
+// probeKindField says which kind it is: startup, ready or live.
+func probeField(c Check) slog.Attr     { return slog.String("probe", c.Name) }
+func probeKindField(c Check) slog.Attr { return slog.String("probe_kind", c.Kind.String()) }

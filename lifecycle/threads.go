@@ -1,0 +1,46 @@
+package lifecycle
+
+import (
+	"github.com/tend-init/tend/hooks"
+	"github.com/tend-init/tend/thread"
+)
+
+// reserveThreads creates the threads cfg can need (package thread) before
+// the app starts. It returns the threads wanted and the threads tend has
+// (-1: unknown).
+func reserveThreads(cfg *Config) (want, have int) {
+	want = threadBudget(cfg)
+	return want, thread.Reserve(want)
+}
+
+// threadBudget is thread.Budget for what cfg runs.
+func threadBudget(cfg *Config) int {
+	n := thread.Needs{
+		TerminationMessage: cfg.TerminationMessagePath != "",
+		Health:             cfg.HealthAddr != "",
+		Relay:              hasCommand(cfg.PreStart, cfg.PostStart, cfg.PreStop, cfg.PostStop),
+		Probes:             len(cfg.Checks),
+	}
+	// Hook goroutines: a pre-stop can start while a cancelled post-start
+	// is still being killed; a post-stop runs alone, after both.
+	switch {
+	case len(cfg.PostStart) > 0 && len(cfg.PreStop) > 0:
+		n.Hooks = 2
+	case len(cfg.PreStart) > 0, len(cfg.PostStart) > 0, len(cfg.PreStop) > 0, len(cfg.PostStop) > 0:
+		n.Hooks = 1
+	}
+	return thread.Budget(n)
+}
+
+// hasCommand reports whether a hook runs a command, whose output the Relay
+// passes on.
+func hasCommand(hs ...[]hooks.Action) bool {
+	for _, acts := range hs {
+		for _, a := range acts {
+			if _, ok := a.(hooks.Command); ok {
+				return true
+			}
+		}
+	}
+	return false
+}
