@@ -84,9 +84,6 @@ func run(ctx context.Context, args []string, env config.LookupEnv, stdout, stder
 	return l.Run(ctx)
 }
 
-// version is set at build time with -ldflags "-X main.version=...".
-var version = "dev"
-
 // godebug is what the build gave the runtime as its GODEBUG defaults
 // (-X runtime.godebugDefault=...), repeated by the Makefile with -X
 // main.godebug=..., since -trimpath keeps -ldflags out of the build info.
