@@ -26,7 +26,6 @@ func main() {
 	// tend re-executed to start a socket-activated app: execs it and
 	// never returns (package activation).
 	activation.Shim(os.Args)
-	http1.Version = version
 	os.Exit(run(context.Background(), os.Args, os.LookupEnv, os.Stdout, os.Stderr))
 }
 
@@ -96,7 +95,7 @@ func runCheck(c *config.Check) error {
 	if c.GRPC != nil {
 		return c.GRPC.Check(context.Background(), probe.Exec{}, c.Timeout)
 	}
-	req := http1.Request{URL: c.URL}
+	req := http1.Request{URL: c.URL, UserAgent: probe.UserAgent(version)}
 	if c.CA != "" {
 		pem, err := os.ReadFile(c.CA)
 		if err != nil {

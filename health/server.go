@@ -82,8 +82,10 @@ type Server struct {
 	ln     net.Listener
 	status atomic.Pointer[Status]
 	procs  *procCache
-	closed atomic.Bool
-	done   chan struct{} // closed by Close, to end an accept back-off early
+	// version is tend's version, which tend_build_info shows.
+	version string
+	closed  atomic.Bool
+	done    chan struct{} // closed by Close, to end an accept back-off early
 
 	// maxConns is the connection cap; a field so tests can make it small.
 	maxConns int
@@ -98,8 +100,9 @@ type Server struct {
 }
 
 // Listen binds addr. It is called before the app starts, so a bad or busy
-// address stops tend before anything runs.
-func Listen(addr string) (*Server, error) {
+// address stops tend before anything runs. version is tend's, for
+// /metrics' tend_build_info.
+func Listen(addr, version string) (*Server, error) {
 	if err := ParseAddr(addr); err != nil {
 		return nil, err
 	}
@@ -115,7 +118,9 @@ func Listen(addr string) (*Server, error) {
 	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &lim); err == nil {
 		soft = lim.Cur
 	}
-	return newServer(ln, connCap(soft)), nil
+	s := newServer(ln, connCap(soft))
+	s.version = version
+	return s, nil
 }
 
 func newServer(ln net.Listener, maxConns int) *Server {

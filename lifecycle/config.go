@@ -56,6 +56,9 @@ type Config struct {
 	// User, when set, is who the app, post-start, pre-stop and exec
 	// probes run as (--user); nil: as tend.
 	User *user.User
+	// Version is tend's: HTTP probes and hooks send it in their User-Agent
+	// (probe.UserAgent), and /metrics shows it in tend_build_info.
+	Version string
 	// MinShutdownWindow is the least time the app gets between the stop
 	// signal and SIGKILL, even when pre-stop used up the grace period: the
 	// kubelet's minimumGracePeriodInSeconds (kuberuntime_container.go,

@@ -50,7 +50,7 @@ func TestRedirectSameHost(t *testing.T) {
 	if err == nil || err.Error() != "status 500 from "+s.URL+"/fail" {
 		t.Errorf("302 to a 500: %v, want status 500 from %s/fail", err, s.URL)
 	}
-	note, err := HTTP{URL: s.URL + "/to?loc=/ok"}.CheckNote(ctx, time.Second)
+	note, err := checkNote(ctx, HTTP{URL: s.URL + "/to?loc=/ok"})
 	if err != nil || note != "" {
 		t.Errorf("302 to a 200: %v, note %q", err, note)
 	}
@@ -86,7 +86,7 @@ func TestRedirectOtherHost(t *testing.T) {
 	}))
 	defer b.Close()
 	other := "http://localhost:" + b.URL[strings.LastIndex(b.URL, ":")+1:] + "/fail"
-	note, err := HTTP{URL: a.URL + "/to?loc=" + other}.CheckNote(context.Background(), time.Second)
+	note, err := checkNote(context.Background(), HTTP{URL: a.URL + "/to?loc=" + other})
 	if err != nil || !strings.Contains(note, "redirect to "+other+" not followed (another host") {
 		t.Errorf("302 to another host: %v, note %q", err, note)
 	}
@@ -182,9 +182,15 @@ func TestRedirectEdges(t *testing.T) {
 	}))
 	defer s.Close()
 	for path, want := range map[string]string{"/noloc": "", "/ftp": `unsupported scheme "ftp"`, "/300": ""} {
-		note, err := HTTP{URL: s.URL + path}.CheckNote(context.Background(), time.Second)
+		note, err := checkNote(context.Background(), HTTP{URL: s.URL + path})
 		if want == "" && err != nil || want != "" && (err == nil || !strings.Contains(err.Error(), want)) {
 			t.Errorf("%s: %v (note %q), want %q", path, err, note, want)
 		}
 	}
+}
+
+// checkNote is one attempt of h and the note it handed to Exec.Note.
+func checkNote(ctx context.Context, h HTTP) (note string, err error) {
+	err = h.Check(ctx, Exec{Note: func(n string) { note = n }}, time.Second)
+	return note, err
 }

@@ -23,11 +23,26 @@ type Checker interface {
 	String() string
 }
 
-// Exec is what a command probe needs from tend: the reaper that starts and
-// collects its process, and its environment. HTTP and TCP probes ignore it.
+// Exec is what a probe needs from tend: for a command, the reaper that
+// starts and collects its process, and its environment; for HTTP, the
+// User-Agent to send and where its notes go. TCP and gRPC probes ignore it.
 type Exec struct {
-	Starter hooks.Starter
-	Env     []string
+	Starter   hooks.Starter
+	Env       []string
+	UserAgent string // HTTP's default User-Agent: UserAgent(tend's version)
+	// Note, when set, receives http1.Response.Note: something the user
+	// should see although the attempt passed (a redirect to another host,
+	// say), for which the kubelet records a warning event.
+	Note func(string)
+}
+
+// UserAgent is the User-Agent tend's HTTP probes and hooks send, as the
+// kubelet sends "kube-probe/MAJOR.MINOR"; "tend" with no version.
+func UserAgent(version string) string {
+	if version == "" {
+		return "tend"
+	}
+	return "tend/" + version
 }
 
 // HTTP passes on a 200-399 status, as Kubernetes' httpGet: it follows
@@ -101,20 +116,16 @@ func (h HTTP) String() string    { return h.URL }
 func (t TCP) String() string     { return "tcp://" + t.Addr }
 func (c Command) String() string { return c.Cmd.String() }
 
-// Check makes one GET, following redirects as the kubelet does.
-func (h HTTP) Check(ctx context.Context, _ Exec, timeout time.Duration) error {
-	_, err := h.CheckNote(ctx, timeout)
-	return err
-}
-
-// CheckNote is Check that also returns http1.Response.Note, which the caller
-// should log: the kubelet records a warning event for the same things (a
-// redirect to another host that counted as success, say). The Checker
-// interface has no room for it, hence a second method.
-func (h HTTP) CheckNote(ctx context.Context, timeout time.Duration) (note string, err error) {
+// Check makes one GET, following redirects as the kubelet does, and hands
+// a note to x.Note.
+func (h HTTP) Check(ctx context.Context, x Exec, timeout time.Duration) error {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	return checkGet(ctx, http1.Request{URL: h.URL, Headers: h.Headers, FollowRedirects: true})
+	note, err := checkGet(ctx, http1.Request{URL: h.URL, Headers: h.Headers, FollowRedirects: true, UserAgent: x.UserAgent})
+	if note != "" && x.Note != nil {
+		x.Note(note)
+	}
+	return err
 }
 
 // Check opens and closes one connection.
