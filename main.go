@@ -93,7 +93,7 @@ var godebug = ""
 // the CA to verify against.
 func runCheck(c *config.Check) error {
 	if c.GRPC != nil {
-		return c.GRPC.Check(context.Background(), probe.Exec{}, c.Timeout)
+		return c.GRPC.Attempt(context.Background(), probe.Deps{}, c.Timeout)
 	}
 	req := http1.Request{URL: c.URL, UserAgent: probe.UserAgent(version)}
 	if c.CA != "" {
@@ -107,6 +107,6 @@ func runCheck(c *config.Check) error {
 		}
 		req.Verify = true
 	}
-	_, err := probe.CheckWith(req, c.Timeout)
+	_, err := probe.Get(req, c.Timeout)
 	return err
 }

@@ -29,8 +29,8 @@ type Request struct {
 	// "" sends "tend". Probes and hooks send "tend/VERSION" (probe.UserAgent),
 	// as the kubelet sends "kube-probe/MAJOR.MINOR".
 	UserAgent string
-	Verify  bool           // https: verify the server certificate (default false, as the kubelet)
-	CA      *x509.CertPool // with Verify: the roots to trust; nil = system roots
+	Verify    bool           // https: verify the server certificate (default false, as the kubelet)
+	CA        *x509.CertPool // with Verify: the roots to trust; nil = system roots
 	// FollowRedirects follows 301, 302, 303, 307 and 308 to the same host
 	// name, as the kubelet's prober: probes set it; --check and hook
 	// actions may choose.

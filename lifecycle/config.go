@@ -92,7 +92,7 @@ type Config struct {
 type Check struct {
 	Kind    ProbeKind
 	Name    string // as in /readyz?verbose and the probe label of /metrics
-	Checker probe.Checker
+	Checker probe.Handler
 	Params  probe.Params
 	// GracePeriod, when not 0, replaces Config.GracePeriod for a stop this
 	// check's failure begins: a liveness or startup probe's own

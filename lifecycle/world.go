@@ -83,8 +83,10 @@ func (l *Loop) startProbes(runs []probeRun) {
 	ctx := l.probeCtx
 	for _, r := range runs {
 		c := r.check
-		x := probe.Exec{Starter: l.childStarter(l.cfg.User), Env: r.env, UserAgent: probe.UserAgent(l.cfg.Version),
-			Note: func(n string) { l.log.With(probeField(c), probeKindField(c)).Warnf("%s check %s: %s", c.Kind, c.Name, n) }}
+		x := probe.Deps{Starter: l.childStarter(l.cfg.User), Env: r.env, UserAgent: probe.UserAgent(l.cfg.Version),
+			Note: func(n string) {
+				l.log.With(probeField(c), probeKindField(c)).Warnf("%s check %s: %s", c.Kind, c.Name, n)
+			}}
 		go probe.Run(ctx, r.check.Checker, r.check.Params, x, func(err error) bool {
 			select {
 			case l.events <- probeDone{idx: r.idx, err: err}:

@@ -18,7 +18,7 @@ func TestHeadersReachServer(t *testing.T) {
 	defer s.Close()
 	get := func(hs ...http1.Header) *http.Request {
 		t.Helper()
-		if err := (HTTP{URL: s.URL + "/x", Headers: hs}).Check(context.Background(), Exec{UserAgent: UserAgent("1.2.3")}, time.Second); err != nil {
+		if err := (HTTP{URL: s.URL + "/x", Headers: hs}).Attempt(context.Background(), Deps{UserAgent: UserAgent("1.2.3")}, time.Second); err != nil {
 			t.Fatal(err)
 		}
 		return <-got

@@ -18,7 +18,7 @@ type Params struct {
 // stop, not the target, ended it. x.Note gets a note when it differs from
 // the last one: the kubelet records a warning event at every attempt, and
 // its event recorder folds the repeats into a count.
-func Run(ctx context.Context, c Checker, p Params, x Exec, report func(error) bool) {
+func Run(ctx context.Context, c Handler, p Params, x Deps, report func(error) bool) {
 	if note := x.Note; note != nil {
 		last := ""
 		x.Note = func(n string) {
@@ -37,7 +37,7 @@ func Run(ctx context.Context, c Checker, p Params, x Exec, report func(error) bo
 			return
 		case <-t.C:
 		}
-		err := c.Check(ctx, x, p.Timeout)
+		err := c.Attempt(ctx, x, p.Timeout)
 		if ctx.Err() != nil {
 			return
 		}

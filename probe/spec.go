@@ -15,18 +15,19 @@ import (
 	"github.com/tend-init/tend/internal/target"
 )
 
-// Checker is one probe: it runs one attempt, bounded by timeout, and
-// returns nil when the target passed. There is one type per kind (HTTP,
-// TCP, GRPC, Command), so adding a kind adds a type, not a case to every switch.
-type Checker interface {
-	Check(ctx context.Context, x Exec, timeout time.Duration) error
+// Handler is one probe's action, as Kubernetes' ProbeHandler: Attempt runs
+// one attempt, bounded by timeout, and returns nil when the target passed.
+// There is one type per kind (HTTP, TCP, GRPC, Command), so adding a kind
+// adds a type, not a case to every switch.
+type Handler interface {
+	Attempt(ctx context.Context, x Deps, timeout time.Duration) error
 	String() string
 }
 
-// Exec is what a probe needs from tend: for a command, the reaper that
+// Deps is what a probe needs from tend: for a command, the reaper that
 // starts and collects its process, and its environment; for HTTP, the
 // User-Agent to send and where its notes go. TCP and gRPC probes ignore it.
-type Exec struct {
+type Deps struct {
 	Starter   hooks.Starter
 	Env       []string
 	UserAgent string // HTTP's default User-Agent: UserAgent(tend's version)
@@ -66,7 +67,7 @@ type Command struct{ Cmd hooks.Command }
 // (target.ParseHTTPURL, target.CheckHost): anything else would fail every
 // attempt, or probe another target than written, instead of stopping tend
 // at its start.
-func ParseSpec(s string) (Checker, error) {
+func ParseSpec(s string) (Handler, error) {
 	switch {
 	case strings.HasPrefix(s, "http://"), strings.HasPrefix(s, "https://"):
 		if _, err := target.ParseHTTPURL(s); err != nil {
@@ -116,34 +117,34 @@ func (h HTTP) String() string    { return h.URL }
 func (t TCP) String() string     { return "tcp://" + t.Addr }
 func (c Command) String() string { return c.Cmd.String() }
 
-// Check makes one GET, following redirects as the kubelet does, and hands
+// Attempt makes one GET, following redirects as the kubelet does, and hands
 // a note to x.Note.
-func (h HTTP) Check(ctx context.Context, x Exec, timeout time.Duration) error {
+func (h HTTP) Attempt(ctx context.Context, x Deps, timeout time.Duration) error {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	note, err := checkGet(ctx, http1.Request{URL: h.URL, Headers: h.Headers, FollowRedirects: true, UserAgent: x.UserAgent})
+	note, err := getOnce(ctx, http1.Request{URL: h.URL, Headers: h.Headers, FollowRedirects: true, UserAgent: x.UserAgent})
 	if note != "" && x.Note != nil {
 		x.Note(note)
 	}
 	return err
 }
 
-// Check opens and closes one connection.
-func (t TCP) Check(ctx context.Context, _ Exec, timeout time.Duration) error {
+// Attempt opens and closes one connection.
+func (t TCP) Attempt(ctx context.Context, _ Deps, timeout time.Duration) error {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	var d net.Dialer
 	c, err := d.DialContext(ctx, "tcp", t.Addr)
 	if err != nil {
-		return checkStatus(0, err)
+		return verdict(0, err)
 	}
 	_ = c.Close() // connecting was the whole probe
 	return nil
 }
 
-// Check runs the command once (execprobe.go).
-func (c Command) Check(ctx context.Context, x Exec, timeout time.Duration) error {
-	return c.check(ctx, x, timeout)
+// Attempt runs the command once (execprobe.go).
+func (c Command) Attempt(ctx context.Context, x Deps, timeout time.Duration) error {
+	return c.attempt(ctx, x, timeout)
 }
 
 // isURL reports whether s starts with a URL scheme followed by "://".
