@@ -17,7 +17,7 @@ import (
 	"github.com/tend-init/tend/activation"
 	"github.com/tend-init/tend/config"
 	"github.com/tend-init/tend/http1"
-	_ "github.com/tend-init/tend/internal/oneproc" // first: see its doc
+	_ "github.com/tend-init/tend/internal/oneproc" // GOMAXPROCS=1 before other inits: see its doc
 	"github.com/tend-init/tend/lifecycle"
 	"github.com/tend-init/tend/probe"
 )
