@@ -26,8 +26,8 @@ type Runner struct {
 	Starter Starter  // starts and collects commands: the reaper
 	Env     []string // the environment of commands
 	// Get makes an HTTPGet action's request and returns nil on any HTTP
-	// response. It is given, not built in: the HTTP client lives in
-	// probe/, which itself runs commands through this package.
+	// response. It is given, not built in: the caller makes it with
+	// package http1, with tend's User-Agent, and logs the answer.
 	Get     func(ctx context.Context, h HTTPGet) error
 	Timeout time.Duration // bounds each action
 	// Out passes commands' stdout and stderr on to tend's own; nil
