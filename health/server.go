@@ -6,14 +6,13 @@ import (
 	"fmt"
 	"net"
 	"runtime"
-	"strconv"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
 
 	"github.com/tend-init/tend/internal/excerpt"
+	"github.com/tend-init/tend/internal/target"
 )
 
 // Limits that keep slow or idle clients from holding the server: the whole
@@ -49,20 +48,21 @@ const (
 	maxBackoff = time.Second
 )
 
-// ParseAddr checks a HOST:PORT health address before anything starts.
+// ParseAddr checks a HOST:PORT health address before anything starts, as
+// target.CheckAddr checks every address tend is given; port 0 lets the
+// kernel pick.
 func ParseAddr(s string) error {
-	host, port, err := net.SplitHostPort(s)
-	if err != nil {
+	var pe *target.PortError
+	switch err := target.CheckAddr(s, 0); {
+	case err == nil:
+		return nil
+	case errors.Is(err, target.ErrNotHostPort):
 		return fmt.Errorf("health address %s: want HOST:PORT", excerpt.Quote(s))
+	case errors.As(err, &pe):
+		return fmt.Errorf("health address %s: bad port %s", excerpt.Quote(s), excerpt.Quote(pe.Port))
 	}
-	n, err := strconv.Atoi(port)
-	if err != nil || n < 0 || n > 65535 {
-		return fmt.Errorf("health address %s: bad port %s", excerpt.Quote(s), excerpt.Quote(port))
-	}
-	if host != "" && net.ParseIP(host) == nil && strings.ContainsAny(host, " /\\%") {
-		return fmt.Errorf("health address %s: bad host %s", excerpt.Quote(s), excerpt.Quote(host))
-	}
-	return nil
+	host, _, _ := net.SplitHostPort(s) // CheckAddr split it
+	return fmt.Errorf("health address %s: bad host %s", excerpt.Quote(s), excerpt.Quote(host))
 }
 
 // Server is the health endpoint.

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net"
-	"strconv"
 	"strings"
 	"time"
 
@@ -98,19 +97,13 @@ func ParseSpec(s string) (Handler, error) {
 }
 
 // checkTCPAddr accepts HOST:PORT with a host name or IP address (or no
-// host: this container) and a numeric port 1..65535.
+// host: this container) and a numeric port 1..65535 (target.CheckAddr).
 func checkTCPAddr(addr string) error {
-	host, port, err := net.SplitHostPort(addr)
-	if err != nil {
+	err := target.CheckAddr(addr, 1)
+	if errors.Is(err, target.ErrNotHostPort) {
 		return errors.New("want tcp://HOST:PORT")
 	}
-	if n, err := strconv.Atoi(port); err != nil || n < 1 || n > 65535 {
-		return fmt.Errorf("port %s: want 1..65535", excerpt.Quote(port))
-	}
-	if host == "" {
-		return nil
-	}
-	return target.CheckHost(host)
+	return err
 }
 
 func (h HTTP) String() string    { return h.URL }
