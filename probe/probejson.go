@@ -12,6 +12,7 @@ import (
 	"github.com/tend-init/tend/hooks"
 	"github.com/tend-init/tend/http1"
 	"github.com/tend-init/tend/internal/excerpt"
+	"github.com/tend-init/tend/internal/strictjson"
 	"github.com/tend-init/tend/internal/target"
 )
 
@@ -77,14 +78,14 @@ type tcpSocket struct {
 
 // ParseJSON reads a Probe in Kubernetes' JSON shape, such as a container's
 // livenessProbe pasted into TEND_LIVE_PROBE. It is decoded as the API
-// server decodes it under strict field validation (hooks.DecodeStrict):
+// server decodes it under strict field validation (strictjson.Decode):
 // unknown, duplicate or miscased fields are errors, as are no handler or
 // two, a named port, a bad host or header, and values out of range
 // (Kubernetes' validation: seconds >= 1, initialDelaySeconds >= 0).
 func ParseJSON(s string) (Handler, Settings, error) {
 	var p jsonProbe
 	q := excerpt.Quote(s)
-	if err := hooks.DecodeStrict(s, &p); err != nil {
+	if err := strictjson.Decode(s, &p); err != nil {
 		return nil, Settings{}, fmt.Errorf("probe %s is not a Kubernetes Probe: %v", q, err)
 	}
 	n := 0
