@@ -20,9 +20,8 @@ ARG REVISION=unknown
 ARG SOURCE=https://github.com/tend-init/tend
 ARG LICENSES=Apache-2.0
 
-# Stage "build": compile a static (CGO_ENABLED=0), stripped binary with the
-# Makefile's flags. The cli build tags drop man-page and suggestion code,
-# which the binary never uses, to keep the layer small. The base image is
+# Stage "build": compile a static, stripped binary with tend's build
+# settings, named once in packaging/gobuild.sh (as make build). The base image is
 # named in full: podman refuses a short name such as golang:1.26 unless a
 # registries.conf alias resolves it.
 FROM docker.io/library/golang:1.26 AS build
@@ -32,8 +31,7 @@ COPY go.mod go.sum ./
 RUN go mod download
 COPY . .
 ARG VERSION
-RUN CGO_ENABLED=0 go build -trimpath -tags urfave_cli_no_docs,urfave_cli_no_suggest \
-      -ldflags "-s -w -X main.version=${VERSION} -X runtime.godebugDefault=asyncpreemptoff=1 -X main.godebug=asyncpreemptoff=1" -o /out/tend .
+RUN VERSION=${VERSION} sh packaging/gobuild.sh -o /out/tend .
 
 # Target "prebuilt": package a binary that was already built, static and
 # stripped (`make build`), with no build stage and no registry pull. It is

@@ -4,17 +4,10 @@
 
 GO        ?= go
 VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
-TAGS      := urfave_cli_no_docs,urfave_cli_no_suggest
-# asyncpreemptoff=1: the Go runtime never sends itself SIGURG to preempt a
-# goroutine, so every URG the dumb-init mode forwards is someone else's
-# (signals/dumbinit.go). tend's goroutines block or call functions often,
-# and with GOMAXPROCS=1 there is no other P to preempt for.
-GODEBUGS  := asyncpreemptoff=1
-# main.godebug tells tend what its runtime was given: -trimpath keeps
-# -ldflags out of the build info.
-LDFLAGS   := -s -w -X main.version=$(VERSION) -X runtime.godebugDefault=$(GODEBUGS) -X main.godebug=$(GODEBUGS)
-BUILDENV  := CGO_ENABLED=0
-BUILDARGS := -trimpath -tags $(TAGS) -ldflags "$(LDFLAGS)"
+# The build settings (tags, GODEBUG defaults, -ldflags) are named once, in
+# packaging/gobuild.sh, which every build of tend runs: this one, the
+# Dockerfile, bench/ and the tests.
+GOBUILD   := GO=$(GO) ./packaging/gobuild.sh
 OUT       ?= bin
 
 FUZZTIME  ?= 8s
@@ -24,10 +17,10 @@ FUZZTIME  ?= 8s
 all: build
 
 build:
-	$(BUILDENV) $(GO) build $(BUILDARGS) -o $(OUT)/tend .
+	VERSION=$(VERSION) $(GOBUILD) -o $(OUT)/tend .
 
 fakeapp:
-	$(BUILDENV) $(GO) build -trimpath -o $(OUT)/fakeapp ./testdata/fakeapp
+	CGO_ENABLED=0 $(GO) build -trimpath -o $(OUT)/fakeapp ./testdata/fakeapp
 
 # run: build tend and show it as PID 1 of a new PID namespace. The demo app
 # hands 100 orphans to tend (which reaps them: -w logs each one), waits until
@@ -104,7 +97,7 @@ RELEASE_ARCHES := amd64 arm64 arm 386 ppc64le s390x riscv64
 release:
 	rm -rf $(OUT)/release && mkdir -p $(OUT)/release
 	for arch in $(RELEASE_ARCHES); do \
-	  $(BUILDENV) GOOS=linux GOARCH=$$arch GOARM=7 $(GO) build $(BUILDARGS) -o $(OUT)/release/tend-linux-$$arch . || exit 1; \
+	  VERSION=$(VERSION) GOOS=linux GOARCH=$$arch GOARM=7 $(GOBUILD) -o $(OUT)/release/tend-linux-$$arch . || exit 1; \
 	done
 	cd $(OUT)/release && sha256sum tend-linux-* > SHA256SUMS && cat SHA256SUMS
 
@@ -114,9 +107,9 @@ release:
 bench: build fakeapp
 	@if [ -n "$(BASE)" ]; then \
 	  d=$$(mktemp -d) && git archive "$(BASE)" | tar -x -C "$$d" && \
-	  (cd "$$d" && $(BUILDENV) $(GO) build -trimpath -tags $(TAGS) -ldflags "-s -w -X main.version=$$(git -C $(CURDIR) rev-parse --short $(BASE)) -X runtime.godebugDefault=$(GODEBUGS) -X main.godebug=$(GODEBUGS)" -o $(abspath $(OUT))/tend-base .); \
+	  (cd "$$d" && VERSION=$$(git -C $(CURDIR) rev-parse --short $(BASE)) GO=$(GO) $(CURDIR)/packaging/gobuild.sh -o $(abspath $(OUT))/tend-base .); \
 	  s=$$?; rm -rf "$$d"; exit $$s; fi
-	TAGS=$(TAGS) $(if $(BASE),OLD=$(OUT)/tend-base) ./bench/run.sh
+	$(if $(BASE),OLD=$(OUT)/tend-base) ./bench/run.sh
 
 # torture runs every test named TestTorture* in every package with the
 # issue's numbers (TEND_TORTURE=1: 2,000 apps, 10,000 orphans and signals, a

@@ -112,23 +112,6 @@ func TestDumbInitKeepsTendFeatures(t *testing.T) {
 	})
 }
 
-// TestBuildsTurnAsyncPreemptionOff: every build of tend that ships or is
-// tested gives the runtime asyncpreemptoff=1 and tells tend so; without
-// it the dumb-init mode cannot forward URG (TestDumbInitProxiesSignals
-// waits for it) and would otherwise pass on the runtime's own.
-func TestBuildsTurnAsyncPreemptionOff(t *testing.T) {
-	for _, f := range []string{"Makefile", "Dockerfile"} {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		s := strings.ReplaceAll(string(b), "$(GODEBUGS)", "asyncpreemptoff=1")
-		if !strings.Contains(s, tendLDFlags) && !strings.Contains(s, "-X runtime.godebugDefault=asyncpreemptoff=1 -X main.godebug=asyncpreemptoff=1") {
-			t.Errorf("%s does not build tend with %s", f, tendLDFlags)
-		}
-	}
-}
-
 // TestGoCannotReceiveSIGPROF runs the proof of the one case of dumb-init's
 // suite that is excused (testdata/golimits/sigprof): a Go program that asks
 // for SIGPROF never gets it. Should a Go release change that, this fails,

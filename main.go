@@ -18,7 +18,7 @@ import (
 	"github.com/tend-init/tend/config"
 	"github.com/tend-init/tend/http1"
 	"github.com/tend-init/tend/internal/excerpt"
-	_ "github.com/tend-init/tend/internal/oneproc" // first: see its doc
+	_ "github.com/tend-init/tend/internal/oneproc" // GOMAXPROCS=1 before other inits: see its doc
 	"github.com/tend-init/tend/lifecycle"
 	"github.com/tend-init/tend/logger"
 	"github.com/tend-init/tend/probe"
@@ -28,7 +28,6 @@ func main() {
 	// tend re-executed to start a socket-activated app: execs it and
 	// never returns (package activation).
 	activation.Shim(os.Args)
-	http1.Version = version
 	os.Exit(run(context.Background(), os.Args, os.LookupEnv, os.Stdout, os.Stderr))
 }
 
@@ -86,9 +85,6 @@ func run(ctx context.Context, args []string, env config.LookupEnv, stdout, stder
 	return l.Run(ctx)
 }
 
-// version is set at build time with -ldflags "-X main.version=...".
-var version = "dev"
-
 // godebug is what the build gave the runtime as its GODEBUG defaults
 // (-X runtime.godebugDefault=...), repeated by the Makefile with -X
 // main.godebug=..., since -trimpath keeps -ldflags out of the build info.
@@ -99,9 +95,9 @@ var godebug = ""
 // the CA to verify against.
 func runCheck(c *config.Check) error {
 	if c.GRPC != nil {
-		return c.GRPC.Check(context.Background(), probe.Exec{}, c.Timeout)
+		return c.GRPC.Attempt(context.Background(), probe.Deps{}, c.Timeout)
 	}
-	req := http1.Request{URL: c.URL}
+	req := http1.Request{URL: c.URL, UserAgent: probe.UserAgent(version)}
 	if c.CA != "" {
 		pem, err := os.ReadFile(c.CA)
 		if err != nil {
@@ -113,6 +109,6 @@ func runCheck(c *config.Check) error {
 		}
 		req.Verify = true
 	}
-	_, err := probe.CheckWith(req, c.Timeout)
+	_, err := probe.Get(req, c.Timeout)
 	return err
 }

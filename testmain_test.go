@@ -12,11 +12,9 @@ import (
 
 // Binaries built once for the real-process tests. tendBin is built with
 // -race when the tests run with it; staticTendBin is always the plain
-// static build that ships, for a root with no libc and for timings.
-// tendLDFlags is what the Makefile's LDFLAGS give every tend it builds
-// that the tests depend on (TestBuildsTurnAsyncPreemptionOff).
-const tendLDFlags = "-X runtime.godebugDefault=asyncpreemptoff=1 -X main.godebug=asyncpreemptoff=1"
-
+// static build that ships, for a root with no libc and for timings. Both
+// are built by packaging/gobuild.sh, which names the build settings once
+// (TestBuildsTurnAsyncPreemptionOff).
 var (
 	tendBin       string
 	staticTendBin string
@@ -48,16 +46,16 @@ func TestMain(m *testing.M) {
 		}{staticTendBin, ".", false})
 	}
 	for _, b := range builds {
-		args := []string{"build", "-o", b.out}
+		name, args := "go", []string{"build", "-o", b.out}
 		if b.pkg == "." {
-			args = append(args, "-ldflags", tendLDFlags) // as the Makefile's
+			name, args = "sh", []string{"packaging/gobuild.sh", "-o", b.out} // as it ships
 		}
 		cgo := "CGO_ENABLED=0"
 		if b.race {
 			args, cgo = append(args, "-race"), "CGO_ENABLED=1" // -race needs cgo
 		}
-		cmd := exec.Command("go", append(args, b.pkg)...)
-		cmd.Env = append(os.Environ(), cgo)
+		cmd := exec.Command(name, append(args, b.pkg)...)
+		cmd.Env = append(os.Environ(), cgo, "VERSION=")
 		if out, err := cmd.CombinedOutput(); err != nil {
 			fmt.Fprintf(os.Stderr, "building %s: %v\n%s", b.pkg, err, out)
 			os.Exit(1)

@@ -44,7 +44,6 @@ STORM_RUNS=${STORM_RUNS:-1} # storms per init per round
 SIG_N=${SIG_N:-2000}        # signals per init per round
 HTTP_N=${HTTP_N:-2000}      # least /readyz requests per round
 HTTP_RATE=${HTTP_RATE:-1000}
-TAGS=${TAGS:-urfave_cli_no_docs,urfave_cli_no_suggest} # the Makefile's, so the floor links what tend links
 
 need=()
 for p in tini-static:tini dumb-init:dumb-init catatonit:catatonit; do [ -x "/usr/bin/${p%%:*}" ] || need+=("${p#*:}"); done
@@ -65,8 +64,10 @@ cleanup() { # put pid_max back unless someone else has changed it since
 }
 trap cleanup EXIT
 gcc -O2 -o "$work/lat" bench/lat.c || { echo "bench: gcc bench/lat.c failed" >&2; exit 1; }
-CGO_ENABLED=0 go build -trimpath -tags "$TAGS" -ldflags "-s -w" -o "$work/floor" ./bench/floor ||
-	{ echo "bench: go build ./bench/floor failed" >&2; exit 1; }
+# tend's build settings (packaging/gobuild.sh), so the floor links and runs
+# as tend does.
+VERSION= packaging/gobuild.sh -o "$work/floor" ./bench/floor ||
+	{ echo "bench: packaging/gobuild.sh ./bench/floor failed" >&2; exit 1; }
 LAT=$work/lat
 
 INITS=(tend tini dumb cata floor)

@@ -160,7 +160,7 @@ func probeConfig(cfg *lifecycle.Config, v values) error {
 // success threshold of a liveness or startup probe must be 1.
 func parseCheck(kind lifecycle.ProbeKind, val string, p probe.Params) (lifecycle.Check, error) {
 	name, spec := splitName(val)
-	var c probe.Checker
+	var c probe.Handler
 	var st probe.Settings
 	var err error
 	if probe.IsJSON(spec) {

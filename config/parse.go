@@ -75,5 +75,8 @@ func Parse(args []string, env LookupEnv, version string, stdout io.Writer) (*lif
 		return nil, c, v.duration("check-timeout", &c.Timeout)
 	}
 	cfg, err := buildConfig(v)
+	if cfg != nil {
+		cfg.Version = version
+	}
 	return cfg, nil, err
 }

@@ -28,7 +28,11 @@ func (c *cluster) buildImages() error {
 		{c.repo, "fakeapp", "./testdata/fakeapp"},
 		{e2eDir, "app", "./kapp"},
 	} {
-		if err := run(5*time.Minute, b.dir, []string{"CGO_ENABLED=0"}, "go", "build", "-buildvcs=false", "-trimpath", "-o", filepath.Join(ctxDir, b.out), b.pkg); err != nil {
+		name, args := "go", []string{"build", "-buildvcs=false", "-trimpath"}
+		if b.out == "tend" {
+			name, args = "sh", []string{"packaging/gobuild.sh", "-buildvcs=false"} // as it ships
+		}
+		if err := run(5*time.Minute, b.dir, []string{"CGO_ENABLED=0"}, name, append(args, "-o", filepath.Join(ctxDir, b.out), b.pkg)...); err != nil {
 			return err
 		}
 	}

@@ -51,7 +51,7 @@ func TestImage(t *testing.T) {
 	}
 	dir := t.TempDir() // the build context: tend, app, Containerfile.probe
 	const version = "examples-test"
-	goBuild(t, filepath.Join(dir, "tend"), ".", "-tags", "urfave_cli_no_docs,urfave_cli_no_suggest", "-ldflags", "-s -w -X runtime.godebugDefault=asyncpreemptoff=1 -X main.godebug=asyncpreemptoff=1 -X main.version="+version)
+	goBuildTend(t, filepath.Join(dir, "tend"), version)
 	goBuild(t, filepath.Join(dir, "app"), "./testdata/fakeapp")
 	p := podman{dir: dir}
 	base := fmt.Sprintf("tend-examples-test-%d-%d", os.Getpid(), time.Now().UnixNano())

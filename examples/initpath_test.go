@@ -32,7 +32,7 @@ func scratchFixture(t *testing.T, what, body string) (p podman, base, image stri
 	t.Helper()
 	requirePodman(t)
 	p = podman{dir: t.TempDir()}
-	goBuild(t, filepath.Join(p.dir, "tend"), ".", "-tags", "urfave_cli_no_docs,urfave_cli_no_suggest", "-ldflags", "-s -w -X runtime.godebugDefault=asyncpreemptoff=1 -X main.godebug=asyncpreemptoff=1 -X main.version="+what+"-test")
+	goBuildTend(t, filepath.Join(p.dir, "tend"), what+"-test")
 	goBuild(t, filepath.Join(p.dir, "app"), "./testdata/fakeapp")
 	goBuild(t, filepath.Join(p.dir, "check"), "./testdata/pidfdcheck")
 	base = uniqueBase(what)

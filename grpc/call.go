@@ -31,10 +31,10 @@ const (
 	defaultTimeout = time.Second
 )
 
-// Check makes one grpc.health.v1.Health/Check call for service over one
+// HealthCheck makes one grpc.health.v1.Health/Check call for service over one
 // plaintext HTTP/2 connection to addr (HOST:PORT), bounded by ctx's
 // deadline (sent as grpc-timeout). nil only when the server answers SERVING.
-func Check(ctx context.Context, addr, service string) error {
+func HealthCheck(ctx context.Context, addr, service string) error {
 	if len(service) > maxService {
 		return fmt.Errorf("service name of %d bytes, over the %d tend sends", len(service), maxService)
 	}

@@ -14,7 +14,7 @@ import (
 func TestCheckNoDeadline(t *testing.T) {
 	addr := rawPeer(t, drain)
 	done := make(chan error, 1)
-	go func() { done <- Check(context.Background(), addr, "") }()
+	go func() { done <- HealthCheck(context.Background(), addr, "") }()
 	select {
 	case err := <-done:
 		if !errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), "within 1s") {
@@ -37,7 +37,7 @@ func TestCheckCancelled(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	done := make(chan error, 1)
-	go func() { done <- Check(ctx, addr, "") }()
+	go func() { done <- HealthCheck(ctx, addr, "") }()
 	select {
 	case <-reading:
 	case <-time.After(30 * time.Second):

@@ -131,7 +131,7 @@ var hostiles = []hostile{
 func checkHostile(t *testing.T, h hostile, addr string, d time.Duration) {
 	ctx, cancel := context.WithTimeout(context.Background(), d)
 	defer cancel()
-	err := Check(ctx, addr, "svc")
+	err := HealthCheck(ctx, addr, "svc")
 	if err == nil {
 		t.Fatalf("%s: Check succeeded", h.name)
 	}

@@ -115,7 +115,7 @@ func TestCheckWellBehavedPeer(t *testing.T) {
 		t.Run(tc.service, func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 			defer cancel()
-			err := Check(ctx, addr, tc.service)
+			err := HealthCheck(ctx, addr, tc.service)
 			got := ""
 			if err != nil {
 				got = err.Error()
@@ -139,7 +139,7 @@ func TestCheckRefused(t *testing.T) {
 	_ = ln.Close() // the port is now closed: the dial is refused
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	err = Check(ctx, addr, "")
+	err = HealthCheck(ctx, addr, "")
 	if err == nil || !strings.Contains(err.Error(), "connection refused") || errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("Check on a closed port = %v", err)
 	}
@@ -151,7 +151,7 @@ func BenchmarkCheck(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		err := Check(ctx, addr, "serving")
+		err := HealthCheck(ctx, addr, "serving")
 		cancel()
 		if err != nil {
 			b.Fatal(err)

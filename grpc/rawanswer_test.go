@@ -61,7 +61,7 @@ func TestRawAnswerEdges(t *testing.T) {
 	})
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	if err := Check(ctx, addr, "svc"); err != nil {
+	if err := HealthCheck(ctx, addr, "svc"); err != nil {
 		t.Fatalf("Check = %v", err)
 	}
 	got := <-pings

@@ -141,7 +141,7 @@ func TestListenCapFromRlimit(t *testing.T) {
 	if err := syscall.Setrlimit(syscall.RLIMIT_NOFILE, &lim); err != nil {
 		t.Fatal(err)
 	}
-	s, err := Listen("127.0.0.1:0")
+	s, err := Listen("127.0.0.1:0", "test")
 	if err := syscall.Setrlimit(syscall.RLIMIT_NOFILE, &old); err != nil {
 		t.Fatal(err)
 	}

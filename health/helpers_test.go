@@ -14,7 +14,7 @@ import (
 // serves, and returns it with a channel that gets Serve's result.
 func serveTest(t *testing.T, setup func(*Server)) (*Server, <-chan error) {
 	t.Helper()
-	s, err := Listen("127.0.0.1:0")
+	s, err := Listen("127.0.0.1:0", "test")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,13 +8,12 @@ import (
 	"strings"
 
 	"github.com/prometheus/procfs"
-	"github.com/tend-init/tend/http1"
 )
 
 // metrics renders st, plus figures read from /proc (the namespace's through
 // procs, at most a second old), in the Prometheus text exposition format
 // 0.0.4. It is written by hand so that no client library ships in the binary.
-func metrics(st *Status, procs *procCache) string {
+func metrics(st *Status, procs *procCache, version string) string {
 	if st == nil {
 		st = &Status{AppExitCode: -1}
 	}
@@ -70,7 +69,7 @@ func metrics(st *Status, procs *procCache) string {
 	m("terminating", "gauge", "Whether a stop has begun (1) or not (0).")
 	v("terminating", "", b2f(st.Terminating))
 	procMetrics(procs, m, v)
-	buildInfo(&b)
+	buildInfo(&b, version)
 	selfMetrics(&b)
 	return b.String()
 }
@@ -118,11 +117,11 @@ func selfMetrics(b *strings.Builder) {
 }
 
 // buildInfo is tend_build_info, the usual way to export a version: the one
-// the User-Agent carries (http1.Version), which package main sets once, so
-// that a scrape and a probe request name the same tend.
-func buildInfo(b *strings.Builder) {
+// the User-Agent of tend's probes carries (probe.UserAgent), so that a
+// scrape and a probe request name the same tend.
+func buildInfo(b *strings.Builder, version string) {
 	fmt.Fprintf(b, "# HELP tend_build_info tend's version and the Go version it was built with.\n# TYPE tend_build_info gauge\ntend_build_info%s 1\n",
-		labels("version", http1.Version, "goversion", runtime.Version()))
+		labels("version", version, "goversion", runtime.Version()))
 }
 
 // labels renders {k="v",...}, escaping values as the format requires.

@@ -52,6 +52,15 @@ func TestMetricsParse(t *testing.T) {
 			t.Errorf("%s missing", name)
 		}
 	}
+	version := ""
+	for _, l := range fams["tend_build_info"].GetMetric()[0].GetLabel() {
+		if l.GetName() == "version" {
+			version = l.GetValue()
+		}
+	}
+	if version != "test" {
+		t.Errorf("tend_build_info version %q, want \"test\" as Listen was given", version)
+	}
 	if rss := fams["process_resident_memory_bytes"].GetMetric()[0].GetGauge().GetValue(); rss < 1<<20 {
 		t.Errorf("implausible RSS %v", rss)
 	}

@@ -52,7 +52,7 @@ func (s *Server) metricsAnswer(st *Status, head bool) []byte {
 	if b, ok := c.cached(st, head); ok {
 		return b // rendered while this scrape waited
 	}
-	body := metrics(st, s.procs)
+	body := metrics(st, s.procs, s.version)
 	const ctype = "text/plain; version=0.0.4; charset=utf-8"
 	get, hd := response(200, ctype, "", len(body), body), response(200, ctype, "", len(body), "")
 	c.mu.Lock()

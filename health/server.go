@@ -6,14 +6,13 @@ import (
 	"fmt"
 	"net"
 	"runtime"
-	"strconv"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
 
 	"github.com/tend-init/tend/internal/excerpt"
+	"github.com/tend-init/tend/internal/target"
 )
 
 // Limits that keep slow or idle clients from holding the server: the whole
@@ -49,20 +48,21 @@ const (
 	maxBackoff = time.Second
 )
 
-// ParseAddr checks a HOST:PORT health address before anything starts.
+// ParseAddr checks a HOST:PORT health address before anything starts, as
+// target.CheckAddr checks every address tend is given; port 0 lets the
+// kernel pick.
 func ParseAddr(s string) error {
-	host, port, err := net.SplitHostPort(s)
-	if err != nil {
+	var pe *target.PortError
+	switch err := target.CheckAddr(s, 0); {
+	case err == nil:
+		return nil
+	case errors.Is(err, target.ErrNotHostPort):
 		return fmt.Errorf("health address %s: want HOST:PORT", excerpt.Quote(s))
+	case errors.As(err, &pe):
+		return fmt.Errorf("health address %s: bad port %s", excerpt.Quote(s), excerpt.Quote(pe.Port))
 	}
-	n, err := strconv.Atoi(port)
-	if err != nil || n < 0 || n > 65535 {
-		return fmt.Errorf("health address %s: bad port %s", excerpt.Quote(s), excerpt.Quote(port))
-	}
-	if host != "" && net.ParseIP(host) == nil && strings.ContainsAny(host, " /\\%") {
-		return fmt.Errorf("health address %s: bad host %s", excerpt.Quote(s), excerpt.Quote(host))
-	}
-	return nil
+	host, _, _ := net.SplitHostPort(s) // CheckAddr split it
+	return fmt.Errorf("health address %s: bad host %s", excerpt.Quote(s), excerpt.Quote(host))
 }
 
 // Server is the health endpoint.
@@ -82,8 +82,10 @@ type Server struct {
 	ln     net.Listener
 	status atomic.Pointer[Status]
 	procs  *procCache
-	closed atomic.Bool
-	done   chan struct{} // closed by Close, to end an accept back-off early
+	// version is tend's version, which tend_build_info shows.
+	version string
+	closed  atomic.Bool
+	done    chan struct{} // closed by Close, to end an accept back-off early
 
 	// maxConns is the connection cap; a field so tests can make it small.
 	maxConns int
@@ -98,8 +100,9 @@ type Server struct {
 }
 
 // Listen binds addr. It is called before the app starts, so a bad or busy
-// address stops tend before anything runs.
-func Listen(addr string) (*Server, error) {
+// address stops tend before anything runs. version is tend's, for
+// /metrics' tend_build_info.
+func Listen(addr, version string) (*Server, error) {
 	if err := ParseAddr(addr); err != nil {
 		return nil, err
 	}
@@ -115,7 +118,9 @@ func Listen(addr string) (*Server, error) {
 	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &lim); err == nil {
 		soft = lim.Cur
 	}
-	return newServer(ln, connCap(soft)), nil
+	s := newServer(ln, connCap(soft))
+	s.version = version
+	return s, nil
 }
 
 func newServer(ln net.Listener, maxConns int) *Server {

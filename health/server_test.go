@@ -24,7 +24,7 @@ func TestParseAddr(t *testing.T) {
 
 func startServer(t *testing.T) *Server {
 	t.Helper()
-	s, err := Listen("127.0.0.1:0")
+	s, err := Listen("127.0.0.1:0", "test")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,10 +80,10 @@ func TestServerEndpoints(t *testing.T) {
 
 func TestListenErrors(t *testing.T) {
 	s := startServer(t)
-	if _, err := Listen(s.Addr().String()); err == nil || !strings.Contains(err.Error(), "already in use") {
+	if _, err := Listen(s.Addr().String(), "test"); err == nil || !strings.Contains(err.Error(), "already in use") {
 		t.Fatalf("taken port: %v", err)
 	}
-	if _, err := Listen("not-an-address"); err == nil || !strings.Contains(err.Error(), "not-an-address") {
+	if _, err := Listen("not-an-address", "test"); err == nil || !strings.Contains(err.Error(), "not-an-address") {
 		t.Fatalf("bad address: %v", err)
 	}
 }

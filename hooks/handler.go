@@ -11,12 +11,13 @@ import (
 	"time"
 
 	"github.com/tend-init/tend/internal/excerpt"
+	"github.com/tend-init/tend/internal/strictjson"
 	"github.com/tend-init/tend/internal/target"
 )
 
 // handler is Kubernetes' core/v1 LifecycleHandler, as JSON: exactly one of
 // exec, httpGet or sleep. tcpSocket is refused, as the kubelet refuses it
-// for hooks. It is decoded strictly (DecodeStrict), into tend's own types.
+// for hooks. It is decoded strictly (strictjson.Decode), into tend's own types.
 type handler struct {
 	Exec      *execAction     `json:"exec"`
 	HTTPGet   *HTTPGetHandler `json:"httpGet"`
@@ -50,7 +51,7 @@ type sleepAction struct {
 // out of range are all errors, reported before the app starts.
 func parseHandler(s string) (Action, error) {
 	var h handler
-	if err := DecodeStrict(s, &h); err != nil {
+	if err := strictjson.Decode(s, &h); err != nil {
 		return nil, fmt.Errorf("hook %s is not a LifecycleHandler: %v", excerpt.Quote(s), err)
 	}
 	n := 0

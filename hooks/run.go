@@ -26,8 +26,8 @@ type Runner struct {
 	Starter Starter  // starts and collects commands: the reaper
 	Env     []string // the environment of commands
 	// Get makes an HTTPGet action's request and returns nil on any HTTP
-	// response. It is given, not built in: the HTTP client lives in
-	// probe/, which itself runs commands through this package.
+	// response. It is given, not built in: the caller makes it with
+	// package http1, with tend's User-Agent, and logs the answer.
 	Get     func(ctx context.Context, h HTTPGet) error
 	Timeout time.Duration // bounds each action
 	// Out passes commands' stdout and stderr on to tend's own; nil
@@ -165,42 +165,11 @@ func runCommand(ctx context.Context, s Starter, c Command, env []string, timeout
 	if d, ok := ctx.Deadline(); ok && d.Before(deadline) {
 		deadline = d
 	}
-	cmd, err := c.Cmd(env)
+	child, pipes, err := startCommand(s, c, env, o)
 	if err != nil {
-		return err
-	}
-	pipes, err := o.open()
-	if err != nil {
-		return err
-	}
-	// stdin is an empty pipe rather than os/exec's /dev/null, which a
-	// scratch image or a bare chroot may not have.
-	r, w, err := os.Pipe()
-	if err != nil {
-		for _, p := range pipes {
-			_ = p.r.Close() // never used
-			_ = p.w.Close()
-		}
-		return err
-	}
-	_ = w.Close() // the command reads EOF at once
-	cmd.Stdin = r
-	cmd.Stdout, cmd.Stderr = pipes[0].w, pipes[len(pipes)-1].w
-	child, err := s.Start(cmd)
-	_ = r.Close() // the child has its own copies, if it started
-	for _, p := range pipes {
-		_ = p.w.Close() // so the read end sees EOF once the command's tree is done
-	}
-	if err != nil {
-		for _, p := range pipes {
-			_ = p.r.Close() // never read
-		}
 		return err
 	}
 	defer child.Release()
-	for _, p := range pipes {
-		p.start()
-	}
 	// The timer is the timeout's alone, so that a deadline of ctx's is
 	// reported as its own cause (context.Cause), not as a timeout.
 	timer := time.NewTimer(timeout)
@@ -222,22 +191,68 @@ func runCommand(ctx context.Context, s Starter, c Command, env []string, timeout
 	case <-ctx.Done():
 		cause = context.Cause(ctx)
 	}
-	// At its deadline the attempt is over, whatever the process does. It
-	// may ignore TERM and have moved itself into another process group
-	// (setpgid), where a kill of its own group no longer reaches it: so it
-	// is killed through its pidfd as well as with its group, which holds
-	// what it started. SignalGroup sends only while the command is
-	// unreaped, so the pgid still names its group. The attempt is reported
-	// now, collected or not (a process in uninterruptible sleep dies
-	// late): the reaper still collects it, its exit lands in Done's buffer,
-	// which nobody reads any more, and Release has closed its pidfd by
-	// then.
+	cause = kill(child, cause)
+	o.end(pipes, time.Time{})
+	return cause
+}
+
+// startCommand starts c with its output going to o's pipes, which it
+// starts reading, and an empty stdin.
+func startCommand(s Starter, c Command, env []string, o output) (*reaper.Child, []*pipe, error) {
+	cmd, err := c.Cmd(env)
+	if err != nil {
+		return nil, nil, err
+	}
+	pipes, err := o.open()
+	if err != nil {
+		return nil, nil, err
+	}
+	// stdin is an empty pipe rather than os/exec's /dev/null, which a
+	// scratch image or a bare chroot may not have.
+	r, w, err := os.Pipe()
+	if err != nil {
+		for _, p := range pipes {
+			_ = p.r.Close() // never used
+			_ = p.w.Close()
+		}
+		return nil, nil, err
+	}
+	_ = w.Close() // the command reads EOF at once
+	cmd.Stdin = r
+	cmd.Stdout, cmd.Stderr = pipes[0].w, pipes[len(pipes)-1].w
+	child, err := s.Start(cmd)
+	_ = r.Close() // the child has its own copies, if it started
+	for _, p := range pipes {
+		_ = p.w.Close() // so the read end sees EOF once the command's tree is done
+	}
+	if err != nil {
+		for _, p := range pipes {
+			_ = p.r.Close() // never read
+		}
+		return nil, nil, err
+	}
+	for _, p := range pipes {
+		p.start()
+	}
+	return child, pipes, nil
+}
+
+// kill ends a command at its deadline: the attempt is over, whatever the
+// process does. It may ignore TERM and have moved itself into another
+// process group (setpgid), where a kill of its own group no longer reaches
+// it: so it is killed through its pidfd as well as with its group, which
+// holds what it started. SignalGroup sends only while the command is
+// unreaped, so the pgid still names its group. The attempt is reported
+// now, collected or not (a process in uninterruptible sleep dies late):
+// the reaper still collects it, its exit lands in Done's buffer, which
+// nobody reads any more, and Release has closed its pidfd by then. It
+// returns cause with any failure to signal added.
+func kill(child *reaper.Child, cause error) error {
 	if err := child.SignalGroup(unix.SIGKILL); err != nil {
 		cause = fmt.Errorf("%w (and %v)", cause, err)
 	}
 	if err := child.Signal(unix.SIGKILL); err != nil {
 		cause = fmt.Errorf("%w (and %v)", cause, err)
 	}
-	o.end(pipes, time.Time{})
 	return cause
 }

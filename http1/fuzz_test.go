@@ -160,7 +160,7 @@ func FuzzRequestHeaders(f *testing.F) {
 		if err != nil || !strings.HasPrefix(path, "/") {
 			return
 		}
-		hs, err := newHeaderSet([]Header{{n1, v1}, {n2, v2}})
+		hs, err := newHeaderSet([]Header{{n1, v1}, {n2, v2}}, "tend/dev")
 		if err != nil {
 			return
 		}

@@ -14,12 +14,6 @@ import (
 	"github.com/tend-init/tend/internal/target"
 )
 
-// Version is tend's version, sent in the User-Agent ("tend/VERSION") as the
-// kubelet sends "kube-probe/MAJOR.MINOR". The main package sets it once
-// from its own (which the linker sets), before anything runs; nothing else
-// writes it.
-var Version = "dev"
-
 // Header is one request header; an empty Value removes a default header.
 type Header struct{ Name, Value string }
 
@@ -31,8 +25,12 @@ type Request struct {
 	// except that Connection: close is always sent, and "Host" sets the
 	// Host header, as with the kubelet's httpHeaders (see headerSet).
 	Headers []Header
-	Verify  bool           // https: verify the server certificate (default false, as the kubelet)
-	CA      *x509.CertPool // with Verify: the roots to trust; nil = system roots
+	// UserAgent is the default User-Agent, sent unless Headers give one;
+	// "" sends "tend". Probes and hooks send "tend/VERSION" (probe.UserAgent),
+	// as the kubelet sends "kube-probe/MAJOR.MINOR".
+	UserAgent string
+	Verify    bool           // https: verify the server certificate (default false, as the kubelet)
+	CA        *x509.CertPool // with Verify: the roots to trust; nil = system roots
 	// FollowRedirects follows 301, 302, 303, 307 and 308 to the same host
 	// name, as the kubelet's prober: probes set it; --check and hook
 	// actions may choose.
@@ -62,7 +60,7 @@ func Get(ctx context.Context, r Request) (Response, error) {
 	if err != nil {
 		return Response{}, err
 	}
-	hs, err := newHeaderSet(r.Headers)
+	hs, err := newHeaderSet(r.Headers, r.UserAgent)
 	if err != nil {
 		return Response{}, err
 	}

@@ -1,6 +1,7 @@
 package http1
 
 import (
+	"errors"
 	"fmt"
 	"net/url"
 	"strings"
@@ -11,8 +12,8 @@ import (
 // headerSet is a request's headers, checked once and written on every hop,
 // with the kubelet's rules (its newProbeRequest, then net/http's writer):
 //   - Host: the first Host header sets it; empty means the URL's host.
-//   - User-Agent: "tend/VERSION" unless given; the first one given is
-//     sent, and an empty one removes it.
+//   - User-Agent: the request's default (Request.UserAgent, else "tend")
+//     unless given; the first one given is sent, and an empty one removes it.
 //   - Accept: "*/*" unless given; an empty first one removes them all.
 //   - Connection: close is always sent, as by the kubelet's client
 //     (DisableKeepAlives); one given is sent too.
@@ -28,8 +29,15 @@ type headerSet struct {
 
 // newHeaderSet checks hs: a name must be a token, and no value may hold a
 // control byte, so a header cannot smuggle a line into the request.
-func newHeaderSet(hs []Header) (headerSet, error) {
-	var s headerSet
+// userAgent is the default User-Agent ("" for "tend").
+func newHeaderSet(hs []Header, userAgent string) (headerSet, error) {
+	s := headerSet{userAgent: userAgent}
+	switch {
+	case userAgent == "":
+		s.userAgent = "tend"
+	case hasCtl(userAgent, true):
+		return headerSet{}, errors.New("User-Agent: control byte in the value")
+	}
 	seenHost, dropAccepts := false, false
 	for _, h := range hs {
 		if !isToken(h.Name) {
@@ -84,9 +92,7 @@ func (s headerSet) head(u *url.URL, host, referer string) string {
 	}
 	w("Host", host)
 	switch {
-	case !s.hasUserAgent:
-		w("User-Agent", "tend/"+Version)
-	case s.userAgent != "":
+	case !s.hasUserAgent, s.userAgent != "":
 		w("User-Agent", s.userAgent)
 	}
 	if !s.hasAccept {

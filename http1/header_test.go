@@ -34,7 +34,7 @@ func TestRequestHead(t *testing.T) {
 		{"Connection close always", []Header{{"Connection", ""}, {"Connection", "close"}, {"Connection", "x"}}, std + "Connection: x\r\n"},
 		{"no body framing", []Header{{"Content-Length", "5"}, {"Transfer-Encoding", "chunked"}, {"Trailer", "X"}}, std},
 	} {
-		hs, err := newHeaderSet(c.hs)
+		hs, err := newHeaderSet(c.hs, "tend/dev")
 		if err != nil {
 			t.Errorf("%s: %v", c.name, err)
 			continue
@@ -43,12 +43,21 @@ func TestRequestHead(t *testing.T) {
 			t.Errorf("%s:\n got %q\nwant %q", c.name, got, line+c.want+"\r\n")
 		}
 	}
-	hs, _ := newHeaderSet([]Header{{"Referer", "mine"}}) // valid: the table above checks errors
+	hs, _ := newHeaderSet([]Header{{"Referer", "mine"}}, "") // valid: the table above checks errors
 	if got := hs.head(u, "", "http://prev/"); strings.Contains(got, "prev") {
 		t.Errorf("a given Referer must win: %q", got)
 	}
+	// The default User-Agent is the request's, "tend" when it has none.
+	for ua, want := range map[string]string{"": "tend", "tend/1.2.3": "tend/1.2.3"} {
+		if hs, err := newHeaderSet(nil, ua); err != nil || !strings.Contains(hs.head(u, "", ""), "\r\nUser-Agent: "+want+"\r\n") {
+			t.Errorf("UserAgent %q: %v, %q; want User-Agent: %s", ua, err, hs.head(u, "", ""), want)
+		}
+	}
+	if _, err := newHeaderSet(nil, "tend/1\r\nX-Evil: 1"); err == nil {
+		t.Error("a default User-Agent with a line break accepted")
+	}
 	for _, bad := range []Header{{"X-A", "a\r\nX-Evil: 1"}, {"X-A", "a\nb"}, {"X A", "1"}, {"", "1"}, {"X:", "1"}, {"Host", "a b"}} {
-		if _, err := newHeaderSet([]Header{bad}); err == nil {
+		if _, err := newHeaderSet([]Header{bad}, ""); err == nil {
 			t.Errorf("%q accepted", bad)
 		}
 		if _, err := Get(context.Background(), Request{URL: "http://127.0.0.1:1/", Headers: []Header{bad}}); err == nil ||

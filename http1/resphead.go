@@ -35,12 +35,7 @@ func readHead(l *lineReader) (respHead, error) {
 	if err != nil {
 		return respHead{}, err
 	}
-	h := respHead{code: code, length: -1}
-	// At most two of each are kept: a second different length is a
-	// conflict, a second coding an error, however often they repeat.
-	var lengths, codings []string
-	var last *string // the kept value a continuation line extends
-	first := true
+	p := headParser{h: respHead{code: code, length: -1}, first: true}
 	for {
 		line, err := l.next()
 		long := errors.Is(err, errLineTooLong)
@@ -53,78 +48,97 @@ func readHead(l *lineReader) (respHead, error) {
 		case err != nil:
 			return respHead{}, fmt.Errorf("reading the response headers: %w", err)
 		case len(line) == 0:
-			if err := h.frame(proto, lengths, codings); err != nil {
+			if err := p.h.frame(proto, p.lengths, p.codings); err != nil {
 				return respHead{}, err
 			}
-			return h, nil
+			return p.h, nil
 		}
 		if line[0] == ' ' || line[0] == '\t' {
-			// Obsolete line folding, which net/http's client still
-			// accepts: it continues the previous header's value.
-			switch {
-			case first:
-				return respHead{}, fmt.Errorf("malformed header line %s", excerpt.Quote(string(line)))
-			case hasCtl(line, true):
-				return respHead{}, fmt.Errorf("control byte in a header line %s", excerpt.Quote(string(line)))
-			case long && last != nil:
-				return respHead{}, fmt.Errorf("a header the client reads runs over %d bytes", maxHeadLine)
-			case long:
-				if err := skipLong(l); err != nil {
-					return respHead{}, err
-				}
-			case last != nil:
-				*last = strings.TrimSpace(*last + " " + strings.TrimSpace(string(line)))
-			}
-			continue
+			err = p.fold(l, line, long)
+		} else {
+			err = p.field(l, line, long)
 		}
-		first = false
-		name, value, ok := bytes.Cut(line, []byte{':'})
-		if !ok || !isToken(name) {
-			return respHead{}, fmt.Errorf("malformed header line %s", excerpt.Quote(string(line)))
-		}
-		if hasCtl(value, true) {
-			return respHead{}, fmt.Errorf("control byte in header %s", excerpt.Quote(string(name)))
-		}
-		last = nil
-		location := bytes.EqualFold(name, []byte("Location"))
-		length := bytes.EqualFold(name, []byte("Content-Length"))
-		coding := bytes.EqualFold(name, []byte("Transfer-Encoding"))
-		if long {
-			// net/http would keep such a value; a Location or framing
-			// header of over 4 KiB is refused rather than held.
-			if location && h.location == "" || length || coding {
-				return respHead{}, fmt.Errorf("header %s runs over %d bytes", string(name), maxHeadLine)
-			}
-			if err := skipLong(l); err != nil {
-				return respHead{}, err
-			}
-			continue
-		}
-		// Only a kept value becomes a string: a head of megabytes of
-		// other headers allocates nothing per line.
-		v := func() string { return string(bytes.Trim(value, " \t")) }
-		switch {
-		case location:
-			if h.location == "" {
-				h.location = v()
-				last = &h.location
-			}
-		case length:
-			if len(lengths) == 2 {
-				if lengths[0] != lengths[1] {
-					return respHead{}, conflict(lengths)
-				}
-				lengths = lengths[:1]
-			}
-			lengths = append(lengths, v())
-			last = &lengths[len(lengths)-1] // valid until the next append, after the next header line
-		case coding:
-			if len(codings) < 2 {
-				codings = append(codings, v())
-				last = &codings[len(codings)-1]
-			}
+		if err != nil {
+			return respHead{}, err
 		}
 	}
+}
+
+// headParser is readHead's state between header lines.
+type headParser struct {
+	h respHead
+	// At most two of each are kept: a second different length is a
+	// conflict, a second coding an error, however often they repeat.
+	lengths, codings []string
+	last             *string // the kept value a continuation line extends
+	first            bool    // no header line yet
+}
+
+// fold takes a continuation line: obsolete line folding, which net/http's
+// client still accepts, continues the previous header's value.
+func (p *headParser) fold(l *lineReader, line []byte, long bool) error {
+	switch {
+	case p.first:
+		return fmt.Errorf("malformed header line %s", excerpt.Quote(string(line)))
+	case hasCtl(line, true):
+		return fmt.Errorf("control byte in a header line %s", excerpt.Quote(string(line)))
+	case long && p.last != nil:
+		return fmt.Errorf("a header the client reads runs over %d bytes", maxHeadLine)
+	case long:
+		return skipLong(l)
+	case p.last != nil:
+		*p.last = strings.TrimSpace(*p.last + " " + strings.TrimSpace(string(line)))
+	}
+	return nil
+}
+
+// field takes a NAME: VALUE line, keeping Location and the framing headers.
+func (p *headParser) field(l *lineReader, line []byte, long bool) error {
+	p.first = false
+	name, value, ok := bytes.Cut(line, []byte{':'})
+	if !ok || !isToken(name) {
+		return fmt.Errorf("malformed header line %s", excerpt.Quote(string(line)))
+	}
+	if hasCtl(value, true) {
+		return fmt.Errorf("control byte in header %s", excerpt.Quote(string(name)))
+	}
+	p.last = nil
+	location := bytes.EqualFold(name, []byte("Location"))
+	length := bytes.EqualFold(name, []byte("Content-Length"))
+	coding := bytes.EqualFold(name, []byte("Transfer-Encoding"))
+	if long {
+		// net/http would keep such a value; a Location or framing
+		// header of over 4 KiB is refused rather than held.
+		if location && p.h.location == "" || length || coding {
+			return fmt.Errorf("header %s runs over %d bytes", string(name), maxHeadLine)
+		}
+		return skipLong(l)
+	}
+	// Only a kept value becomes a string: a head of megabytes of
+	// other headers allocates nothing per line.
+	v := func() string { return string(bytes.Trim(value, " \t")) }
+	switch {
+	case location:
+		if p.h.location == "" {
+			p.h.location = v()
+			p.last = &p.h.location
+		}
+	case length:
+		if len(p.lengths) == 2 {
+			if p.lengths[0] != p.lengths[1] {
+				return conflict(p.lengths)
+			}
+			p.lengths = p.lengths[:1]
+		}
+		p.lengths = append(p.lengths, v())
+		p.last = &p.lengths[len(p.lengths)-1] // valid until the next append, after the next header line
+	case coding:
+		if len(p.codings) < 2 {
+			p.codings = append(p.codings, v())
+			p.last = &p.codings[len(p.codings)-1]
+		}
+	}
+	return nil
 }
 
 // skipLong reads past the rest of a header line that next cut: a line the

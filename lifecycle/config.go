@@ -57,6 +57,9 @@ type Config struct {
 	// User, when set, is who the app, post-start, pre-stop and exec
 	// probes run as (--user); nil: as tend.
 	User *user.User
+	// Version is tend's: HTTP probes and hooks send it in their User-Agent
+	// (probe.UserAgent), and /metrics shows it in tend_build_info.
+	Version string
 	// MinShutdownWindow is the least time the app gets between the stop
 	// signal and SIGKILL, even when pre-stop used up the grace period: the
 	// kubelet's minimumGracePeriodInSeconds (kuberuntime_container.go,
@@ -90,7 +93,7 @@ type Config struct {
 type Check struct {
 	Kind    ProbeKind
 	Name    string // as in /readyz?verbose and the probe label of /metrics
-	Checker probe.Checker
+	Checker probe.Handler
 	Params  probe.Params
 	// GracePeriod, when not 0, replaces Config.GracePeriod for a stop this
 	// check's failure begins: a liveness or startup probe's own

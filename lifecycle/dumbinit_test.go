@@ -153,8 +153,8 @@ func TestDumbInitCallersTerminal(t *testing.T) {
 		t.Fatal(err)
 	}
 	tend := filepath.Join(dir, "dumb-init") // the name selects the mode
-	build := exec.Command("go", "build", "-o", tend, "..")
-	build.Env = append(os.Environ(), "CGO_ENABLED=0")
+	build := exec.Command("sh", "packaging/gobuild.sh", "-o", tend, ".")
+	build.Dir, build.Env = "..", append(os.Environ(), "CGO_ENABLED=0") // as it ships
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("building tend: %v\n%s", err, out)
 	}

@@ -99,7 +99,7 @@ func New(cfg Config, stderr io.Writer) (l *Loop, err error) {
 	}
 	l.watchOOM() // before any start: every child gets tend's original oom_score_adj
 	if cfg.HealthAddr != "" {
-		srv, err := health.Listen(cfg.HealthAddr)
+		srv, err := health.Listen(cfg.HealthAddr, cfg.Version)
 		if err != nil {
 			return nil, err
 		}

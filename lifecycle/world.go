@@ -62,7 +62,7 @@ func (l *Loop) startHook(kind HookKind, cmds []hooks.Action, env []string, deadl
 // handler, any response is success; the body is read up to a bound and
 // discarded by the client.
 func (l *Loop) hookGet(ctx context.Context, h hooks.HTTPGet) error {
-	req := http1.Request{URL: h.URL}
+	req := http1.Request{URL: h.URL, UserAgent: probe.UserAgent(l.cfg.Version)}
 	for _, hd := range h.Headers {
 		req.Headers = append(req.Headers, http1.Header{Name: hd.Name, Value: hd.Value})
 	}
@@ -82,7 +82,11 @@ func (l *Loop) startProbes(runs []probeRun) {
 	}
 	ctx := l.probeCtx
 	for _, r := range runs {
-		x := probe.Exec{Starter: l.childStarter(l.cfg.User), Env: r.env}
+		c := r.check
+		x := probe.Deps{Starter: l.childStarter(l.cfg.User), Env: r.env, UserAgent: probe.UserAgent(l.cfg.Version),
+			Note: func(n string) {
+				l.log.With(probeField(c), probeKindField(c)).Warnf("%s check %s: %s", c.Kind, c.Name, n)
+			}}
 		go probe.Run(ctx, r.check.Checker, r.check.Params, x, func(err error) bool {
 			select {
 			case l.events <- probeDone{idx: r.idx, err: err}:

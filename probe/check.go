@@ -12,36 +12,21 @@ import (
 	"github.com/tend-init/tend/internal/excerpt"
 )
 
-// httpGet makes one GET of url with the defaults of Get, no redirect
-// followed (a 3xx already counts as success), and returns the status code.
-func httpGet(ctx context.Context, url string) (int, error) {
-	resp, err := http1.Get(ctx, http1.Request{URL: url})
-	return resp.Code, err
-}
-
-// Check is the --check client: one GET of url, nil on a 200-399 status,
-// otherwise an error with a one-line reason. It follows no redirect and
-// does not verify an https server's certificate; CheckWith chooses.
-func Check(url string, timeout time.Duration) error {
+// Get is the --check client: one GET of r within timeout, judged as a
+// probe's attempt: nil on a 200-399 status, otherwise an error with a
+// one-line reason. r chooses whether to follow redirects and verify an
+// https server. note is http1.Response.Note, for the caller to show: it is
+// set on success too (a redirect to another host, say).
+func Get(r http1.Request, timeout time.Duration) (note string, err error) {
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
-	return checkStatus(httpGet(ctx, url))
+	return getOnce(ctx, r)
 }
 
-// CheckWith is Check for any http1.Request: nil on a 200-399 status,
-// otherwise an error with a one-line reason. note is http1.Response.Note,
-// for the caller to show: it is set on success too (a redirect to another
-// host, say).
-func CheckWith(r http1.Request, timeout time.Duration) (note string, err error) {
-	ctx, cancel := context.WithTimeout(context.Background(), timeout)
-	defer cancel()
-	return checkGet(ctx, r)
-}
-
-// checkGet makes r and judges the answer as the kubelet does.
-func checkGet(ctx context.Context, r http1.Request) (note string, err error) {
+// getOnce makes r and judges the answer as the kubelet does.
+func getOnce(ctx context.Context, r http1.Request) (note string, err error) {
 	resp, err := http1.Get(ctx, r)
-	if err = checkStatus(resp.Code, err); err != nil && resp.URL != r.URL && resp.Code != 0 && strings.HasPrefix(err.Error(), "status ") {
+	if err = verdict(resp.Code, err); err != nil && resp.URL != r.URL && resp.Code != 0 && strings.HasPrefix(err.Error(), "status ") {
 		// A status from where redirects led needs the URL to make sense.
 		err = fmt.Errorf("%v from %s", err, resp.URL)
 	}
@@ -53,7 +38,7 @@ func checkGet(ctx context.Context, r http1.Request) (note string, err error) {
 	return resp.Note, err
 }
 
-func checkStatus(code int, err error) error {
+func verdict(code int, err error) error {
 	var ne net.Error
 	switch {
 	case errors.Is(err, context.DeadlineExceeded), errors.As(err, &ne) && ne.Timeout():

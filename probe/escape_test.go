@@ -17,7 +17,7 @@ func TestFailureEscaped(t *testing.T) {
 	addr := serveRaw(t, func(c net.Conn) {
 		_, _ = io.WriteString(c, "HTTP/1.1 500 Oops\r\nContent-Length: 17\r\nConnection: close\r\n\r\n\x1b[31mred\x00\t\x7f\u009bend\n") // the client may have gone
 	})
-	err := HTTP{URL: "http://" + addr + "/"}.Check(context.Background(), Exec{}, 3*time.Second)
+	err := HTTP{URL: "http://" + addr + "/"}.Attempt(context.Background(), Deps{}, 3*time.Second)
 	const want = `status 500: \x1b[31mred\x00\t\x7f\u009bend`
 	if err == nil || err.Error() != want {
 		t.Fatalf("got %q, want %q", err, want)

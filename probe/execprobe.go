@@ -12,12 +12,12 @@ import (
 	"github.com/tend-init/tend/internal/excerpt"
 )
 
-// check runs the command once, as the kubelet's exec prober does
+// attempt runs the command once, as the kubelet's exec prober does
 // (pkg/probe/exec): exit 0 passes, any other code or the timeout fails, and
 // the failure says what the command wrote. Its output goes to a pipe that
 // tend drains and keeps at most hooks.MaxOutput of, never to tend's own
 // stdout, so a stuck log reader cannot make a healthy probe time out.
-func (c Command) check(ctx context.Context, x Exec, timeout time.Duration) error {
+func (c Command) attempt(ctx context.Context, x Deps, timeout time.Duration) error {
 	out, err := hooks.Probe(ctx, x.Starter, c.Cmd, x.Env, timeout)
 	switch {
 	case err == nil:

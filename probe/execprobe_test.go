@@ -43,7 +43,7 @@ func TestExcerpt(t *testing.T) {
 func TestExecFailureQuotesOutput(t *testing.T) {
 	r := reaperLoop(t)
 	s, _ := ParseSpec(`printf 'db down\033[0m\n'; exit 2`)
-	err := s.Check(context.Background(), Exec{Starter: r, Env: os.Environ()}, 10*time.Second)
+	err := s.Attempt(context.Background(), Deps{Starter: r, Env: os.Environ()}, 10*time.Second)
 	want := `printf 'db down\033[0m\n'; exit 2: exit code 2; output "db down\x1b[0m"`
 	if err == nil || err.Error() != want {
 		t.Fatalf("got %v, want %s", err, want)

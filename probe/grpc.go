@@ -18,9 +18,9 @@ type GRPC struct {
 	Service string
 }
 
-// grpcCheck is the wire client (grpcwire.go); a variable so that the
+// healthCheck is the wire client (grpcwire.go); a variable so that the
 // reason mapping is tested without a server.
-var grpcCheck = wireCheck
+var healthCheck = wireHealthCheck
 
 // parseGRPC reads "grpc://HOST:PORT[/SERVICE]". SERVICE is the rest of the
 // path, taken verbatim (no percent-decoding), so a '/' in a service name is
@@ -52,13 +52,13 @@ func (g GRPC) String() string {
 	return "grpc://" + g.Addr + "/" + g.Service
 }
 
-// Check makes one Health/Check call, bounded by timeout (also sent to the
+// Attempt makes one Health/Check call, bounded by timeout (also sent to the
 // server as grpc-timeout by the wire client).
-func (g GRPC) Check(ctx context.Context, _ Exec, timeout time.Duration) error {
+func (g GRPC) Attempt(ctx context.Context, _ Deps, timeout time.Duration) error {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	if err := grpcCheck(ctx, g.Addr, g.Service); err != nil {
-		return checkStatus(0, err) // "timed out", Unknown or one line, as the others
+	if err := healthCheck(ctx, g.Addr, g.Service); err != nil {
+		return verdict(0, err) // "timed out", Unknown or one line, as the others
 	}
 	return nil
 }

@@ -60,7 +60,7 @@ func TestParseSpecGRPCString(t *testing.T) {
 // probes give: "timed out" for the deadline, Unknown for tend's own
 // resource errors, one line otherwise; and the timeout reaches the client.
 func TestGRPCReasons(t *testing.T) {
-	defer func(f func(context.Context, string, string) error) { grpcCheck = f }(grpcCheck)
+	defer func(f func(context.Context, string, string) error) { healthCheck = f }(healthCheck)
 	cases := []struct {
 		wire    error
 		want    string
@@ -75,12 +75,12 @@ func TestGRPCReasons(t *testing.T) {
 	for _, c := range cases {
 		var gotAddr, gotService string
 		var hasDeadline bool
-		grpcCheck = func(ctx context.Context, addr, service string) error {
+		healthCheck = func(ctx context.Context, addr, service string) error {
 			gotAddr, gotService = addr, service
 			_, hasDeadline = ctx.Deadline()
 			return c.wire
 		}
-		err := GRPC{Addr: "h:1", Service: "s"}.Check(context.Background(), Exec{}, time.Second)
+		err := GRPC{Addr: "h:1", Service: "s"}.Attempt(context.Background(), Deps{}, time.Second)
 		switch {
 		case gotAddr != "h:1" || gotService != "s" || !hasDeadline:
 			t.Errorf("wire client called with %q %q, deadline %v", gotAddr, gotService, hasDeadline)

@@ -2,6 +2,6 @@ package probe
 
 import "github.com/tend-init/tend/grpc"
 
-// wireCheck is package grpc's client: one Health/Check call on one h2c
+// wireHealthCheck is package grpc's client: one Health/Check call on one h2c
 // connection, bounded by ctx's deadline (sent as grpc-timeout too).
-var wireCheck = grpc.Check
+var wireHealthCheck = grpc.HealthCheck

@@ -34,7 +34,7 @@ func TestBodyCap(t *testing.T) {
 		})
 		const timeout = 3 * time.Second
 		start := time.Now()
-		err := HTTP{URL: "http://" + addr + "/"}.Check(context.Background(), Exec{}, timeout)
+		err := HTTP{URL: "http://" + addr + "/"}.Attempt(context.Background(), Deps{}, timeout)
 		elapsed := time.Since(start)
 		if err != nil {
 			t.Errorf("%s: a 1 MiB body failed the probe: %v", framing, err)
@@ -93,7 +93,7 @@ func TestBodyFraming(t *testing.T) {
 			timeout = 200 * time.Millisecond
 		}
 		start := time.Now()
-		err := HTTP{URL: "http://" + addr + "/"}.Check(context.Background(), Exec{}, timeout)
+		err := HTTP{URL: "http://" + addr + "/"}.Attempt(context.Background(), Deps{}, timeout)
 		if c.err == "" && err != nil || c.err != "" && (err == nil || !strings.Contains(err.Error(), c.err)) {
 			t.Errorf("%s: %v, want %q", c.name, err, c.err)
 		}

@@ -61,7 +61,7 @@ func TestCheckBoundedRead(t *testing.T) {
 	runtime.GC()
 	runtime.ReadMemStats(&before)
 	start := time.Now()
-	err = Check("http://"+ln.Addr().String()+"/livez", timeout)
+	err = getURL("http://"+ln.Addr().String()+"/livez", timeout)
 	elapsed := time.Since(start)
 	runtime.ReadMemStats(&after)
 	<-served

@@ -68,7 +68,7 @@ func TestEndlessHeadFails(t *testing.T) {
 			runtime.GC()
 			runtime.ReadMemStats(&before)
 			start := time.Now()
-			err := Check("http://"+addr+"/livez", 10*time.Second)
+			err := getURL("http://"+addr+"/livez", 10*time.Second)
 			runtime.ReadMemStats(&after)
 			alloc := after.TotalAlloc - before.TotalAlloc
 			t.Logf("Check: %v after %s, %d KiB allocated", err, time.Since(start), alloc>>10)
@@ -85,7 +85,7 @@ func TestEndlessHeadFails(t *testing.T) {
 		_, _ = io.WriteString(c, "HTTP/1.1 200 OK\r\n"+strings.Repeat("X: y\r\n", 1000)) // the client's read ends the test either way
 		_, _ = c.Read(make([]byte, 1))                                                   // until the client hangs up
 	})
-	if err := Check("http://"+addr+"/livez", 300*time.Millisecond); err == nil || err.Error() != "timed out" {
+	if err := getURL("http://"+addr+"/livez", 300*time.Millisecond); err == nil || err.Error() != "timed out" {
 		t.Errorf("a head cut off mid-way: %v, want timed out", err)
 	}
 }
@@ -99,7 +99,7 @@ func TestLargeHeadPasses(t *testing.T) {
 	ok := peer(t, func(c net.Conn) {
 		_, _ = io.WriteString(c, "HTTP/1.1 200 OK\r\n"+big+long+"Content-Length: 3\r\n\r\nok\n") // the client judges what it got
 	})
-	if err := Check("http://"+ok+"/livez", 5*time.Second); err != nil {
+	if err := getURL("http://"+ok+"/livez", 5*time.Second); err != nil {
 		t.Errorf("a 200 with a large head: %v", err)
 	}
 	var target string
@@ -108,7 +108,7 @@ func TestLargeHeadPasses(t *testing.T) {
 	redir := peer(t, func(c net.Conn) {
 		_, _ = io.WriteString(c, "HTTP/1.1 302 Found\r\n"+big+"Location: "+target+"\r\nContent-Length: 0\r\n\r\n")
 	})
-	err := HTTP{URL: "http://" + redir + "/livez"}.Check(t.Context(), Exec{}, 5*time.Second)
+	err := HTTP{URL: "http://" + redir + "/livez"}.Attempt(t.Context(), Deps{}, 5*time.Second)
 	if err == nil || !strings.Contains(err.Error(), "503") {
 		t.Errorf("a Location after 8 KiB of head: %v, want it followed to the 503", err)
 	}

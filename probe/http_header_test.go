@@ -1,6 +1,7 @@
 package probe
 
 import (
+	"context"
 	"net/http"
 	"net/http/httptest"
 	"testing"
@@ -15,12 +16,9 @@ func TestHeadersReachServer(t *testing.T) {
 	got := make(chan *http.Request, 1)
 	s := httptest.NewServer(http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) { got <- r }))
 	defer s.Close()
-	old := http1.Version
-	http1.Version = "1.2.3"
-	t.Cleanup(func() { http1.Version = old })
 	get := func(hs ...http1.Header) *http.Request {
 		t.Helper()
-		if _, err := CheckWith(http1.Request{URL: s.URL + "/x", Headers: hs}, time.Second); err != nil {
+		if err := (HTTP{URL: s.URL + "/x", Headers: hs}).Attempt(context.Background(), Deps{UserAgent: UserAgent("1.2.3")}, time.Second); err != nil {
 			t.Fatal(err)
 		}
 		return <-got

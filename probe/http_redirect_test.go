@@ -46,16 +46,16 @@ func redirectServer(t *testing.T) *httptest.Server {
 func TestRedirectSameHost(t *testing.T) {
 	s := redirectServer(t)
 	ctx := context.Background()
-	err := HTTP{URL: s.URL + "/to?loc=/fail"}.Check(ctx, Exec{}, time.Second)
+	err := HTTP{URL: s.URL + "/to?loc=/fail"}.Attempt(ctx, Deps{}, time.Second)
 	if err == nil || err.Error() != "status 500 from "+s.URL+"/fail" {
 		t.Errorf("302 to a 500: %v, want status 500 from %s/fail", err, s.URL)
 	}
-	note, err := HTTP{URL: s.URL + "/to?loc=/ok"}.CheckNote(ctx, time.Second)
+	note, err := checkNote(ctx, HTTP{URL: s.URL + "/to?loc=/ok"})
 	if err != nil || note != "" {
 		t.Errorf("302 to a 200: %v, note %q", err, note)
 	}
 	// --check's Check follows nothing: the 302 is its answer, as before.
-	if err := Check(s.URL+"/to?loc=/fail", time.Second); err != nil {
+	if err := getURL(s.URL+"/to?loc=/fail", time.Second); err != nil {
 		t.Errorf("Check counts a 302 as success: %v", err)
 	}
 	resp, err := http1.Get(ctx, http1.Request{URL: s.URL + "/to?loc=/ok", FollowRedirects: true})
@@ -68,7 +68,7 @@ func TestRedirectSameHost(t *testing.T) {
 // a redirect to another port of the same host is followed and judged.
 func TestRedirectOtherPort(t *testing.T) {
 	a, b := redirectServer(t), redirectServer(t)
-	err := HTTP{URL: a.URL + "/to?loc=" + b.URL + "/fail"}.Check(context.Background(), Exec{}, time.Second)
+	err := HTTP{URL: a.URL + "/to?loc=" + b.URL + "/fail"}.Attempt(context.Background(), Deps{}, time.Second)
 	if err == nil || !strings.Contains(err.Error(), "status 500 from "+b.URL+"/fail") {
 		t.Errorf("a 302 to another port of 127.0.0.1 must be followed: %v", err)
 	}
@@ -86,7 +86,7 @@ func TestRedirectOtherHost(t *testing.T) {
 	}))
 	defer b.Close()
 	other := "http://localhost:" + b.URL[strings.LastIndex(b.URL, ":")+1:] + "/fail"
-	note, err := HTTP{URL: a.URL + "/to?loc=" + other}.CheckNote(context.Background(), time.Second)
+	note, err := checkNote(context.Background(), HTTP{URL: a.URL + "/to?loc=" + other})
 	if err != nil || !strings.Contains(note, "redirect to "+other+" not followed (another host") {
 		t.Errorf("302 to another host: %v, note %q", err, note)
 	}
@@ -100,14 +100,14 @@ func TestRedirectOtherHost(t *testing.T) {
 // the 10th redirect fails with net/http's words.
 func TestRedirectLimit(t *testing.T) {
 	s := redirectServer(t)
-	if err := (HTTP{URL: s.URL + "/chain/9"}).Check(context.Background(), Exec{}, time.Second); err != nil {
+	if err := (HTTP{URL: s.URL + "/chain/9"}).Attempt(context.Background(), Deps{}, time.Second); err != nil {
 		t.Errorf("9 redirects: %v", err)
 	}
-	err := HTTP{URL: s.URL + "/chain/10"}.Check(context.Background(), Exec{}, time.Second)
+	err := HTTP{URL: s.URL + "/chain/10"}.Attempt(context.Background(), Deps{}, time.Second)
 	if err == nil || !strings.Contains(err.Error(), "stopped after 10 redirects") {
 		t.Errorf("10 redirects: %v, want stopped after 10 redirects", err)
 	}
-	if err := (HTTP{URL: s.URL + "/chain/11"}).Check(context.Background(), Exec{}, time.Second); err == nil {
+	if err := (HTTP{URL: s.URL + "/chain/11"}).Attempt(context.Background(), Deps{}, time.Second); err == nil {
 		t.Errorf("11 redirects passed")
 	}
 }
@@ -123,10 +123,10 @@ func TestRedirectToHTTPS(t *testing.T) {
 	defer tls.Close()
 	s := redirectServer(t)
 	ctx := context.Background()
-	if err := (HTTP{URL: s.URL + "/to?loc=" + tls.URL + "/ok"}).Check(ctx, Exec{}, time.Second); err != nil {
+	if err := (HTTP{URL: s.URL + "/to?loc=" + tls.URL + "/ok"}).Attempt(ctx, Deps{}, time.Second); err != nil {
 		t.Errorf("http to https, 200: %v", err)
 	}
-	err := HTTP{URL: s.URL + "/to?loc=" + tls.URL + "/down"}.Check(ctx, Exec{}, time.Second)
+	err := HTTP{URL: s.URL + "/to?loc=" + tls.URL + "/down"}.Attempt(ctx, Deps{}, time.Second)
 	if err == nil || !strings.Contains(err.Error(), "status 503") {
 		t.Errorf("http to https, 503: %v", err)
 	}
@@ -182,9 +182,15 @@ func TestRedirectEdges(t *testing.T) {
 	}))
 	defer s.Close()
 	for path, want := range map[string]string{"/noloc": "", "/ftp": `unsupported scheme "ftp"`, "/300": ""} {
-		note, err := HTTP{URL: s.URL + path}.CheckNote(context.Background(), time.Second)
+		note, err := checkNote(context.Background(), HTTP{URL: s.URL + path})
 		if want == "" && err != nil || want != "" && (err == nil || !strings.Contains(err.Error(), want)) {
 			t.Errorf("%s: %v (note %q), want %q", path, err, note, want)
 		}
 	}
+}
+
+// checkNote is one attempt of h and the note it handed to Exec.Note.
+func checkNote(ctx context.Context, h HTTP) (note string, err error) {
+	err = h.Attempt(ctx, Deps{Note: func(n string) { note = n }}, time.Second)
+	return note, err
 }

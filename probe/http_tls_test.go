@@ -82,7 +82,7 @@ func TestHTTPS(t *testing.T) {
 		{"verified, another CA", http1.Request{URL: s.URL + "/ok", Verify: true, CA: otherCA(t)}, "certificate"},
 		{"verified, system roots", http1.Request{URL: s.URL + "/ok", Verify: true}, "certificate"},
 	} {
-		if _, err := CheckWith(c.r, tlsTimeout); c.err == "" && err != nil || c.err != "" && (err == nil || !strings.Contains(err.Error(), c.err)) {
+		if _, err := Get(c.r, tlsTimeout); c.err == "" && err != nil || c.err != "" && (err == nil || !strings.Contains(err.Error(), c.err)) {
 			t.Errorf("%s: %v, want %q", c.name, err, c.err)
 		}
 		if name := <-sni; name != "" {
@@ -92,12 +92,12 @@ func TestHTTPS(t *testing.T) {
 	// A host name is sent as SNI (and checked when verifying: the test
 	// certificate names example.com, not localhost).
 	port := s.URL[strings.LastIndex(s.URL, ":")+1:]
-	if err := (HTTP{URL: "https://localhost:" + port + "/ok"}).Check(context.Background(), Exec{}, tlsTimeout); err != nil {
+	if err := (HTTP{URL: "https://localhost:" + port + "/ok"}).Attempt(context.Background(), Deps{}, tlsTimeout); err != nil {
 		t.Errorf("https://localhost: %v", err)
 	} else if name := <-sni; name != "localhost" {
 		t.Errorf("SNI %q, want localhost", name)
 	}
-	_, err := CheckWith(http1.Request{URL: "https://localhost:" + port + "/ok", Verify: true, CA: own}, tlsTimeout)
+	_, err := Get(http1.Request{URL: "https://localhost:" + port + "/ok", Verify: true, CA: own}, tlsTimeout)
 	if err == nil || !strings.Contains(err.Error(), "localhost") {
 		t.Errorf("verified https://localhost against a certificate for example.com: %v", err)
 	}
@@ -108,7 +108,7 @@ func TestHTTPS(t *testing.T) {
 func TestHTTPSFailures(t *testing.T) {
 	plain := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
 	defer plain.Close()
-	if err := Check(strings.Replace(plain.URL, "http:", "https:", 1)+"/", tlsTimeout); err == nil {
+	if err := getURL(strings.Replace(plain.URL, "http:", "https:", 1)+"/", tlsTimeout); err == nil {
 		t.Error("https to a plain http server passed")
 	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -124,7 +124,7 @@ func TestHTTPSFailures(t *testing.T) {
 		}
 	}()
 	start := time.Now()
-	err = Check("https://"+ln.Addr().String()+"/", 200*time.Millisecond)
+	err = getURL("https://"+ln.Addr().String()+"/", 200*time.Millisecond)
 	if err == nil || err.Error() != "timed out" || time.Since(start) > time.Second {
 		t.Errorf("silent server: %v after %s, want timed out", err, time.Since(start))
 	}

@@ -20,7 +20,7 @@ import (
 func TestParseSpec(t *testing.T) {
 	cases := []struct {
 		in   string
-		kind string // the Checker's type, "" when rejected
+		kind string // the Handler's type, "" when rejected
 	}{
 		{"http://127.0.0.1:8080/healthz", "probe.HTTP"},
 		{"http://localhost/x", "probe.HTTP"},
@@ -88,22 +88,22 @@ func TestCheck(t *testing.T) {
 		}
 	}))
 	defer ok.Close()
-	if err := Check(ok.URL+"/ok", time.Second); err != nil {
+	if err := getURL(ok.URL+"/ok", time.Second); err != nil {
 		t.Errorf("200: %v", err)
 	}
-	if err := Check(ok.URL+"/redirect", time.Second); err != nil {
+	if err := getURL(ok.URL+"/redirect", time.Second); err != nil {
 		t.Errorf("302 counts as success: %v", err)
 	}
-	if err := Check(ok.URL+"/down", time.Second); err == nil || err.Error() != "status 503" {
+	if err := getURL(ok.URL+"/down", time.Second); err == nil || err.Error() != "status 503" {
 		t.Errorf("503: %v", err)
 	}
-	if err := Check(ok.URL+"/slow", 100*time.Millisecond); err == nil || err.Error() != "timed out" {
+	if err := getURL(ok.URL+"/slow", 100*time.Millisecond); err == nil || err.Error() != "timed out" {
 		t.Errorf("slow: %v", err)
 	}
 	ln, _ := net.Listen("tcp", "127.0.0.1:0")
 	closed := ln.Addr().String()
 	_ = ln.Close()
-	if err := Check("http://"+closed+"/", time.Second); err == nil || !strings.Contains(err.Error(), "refused") {
+	if err := getURL("http://"+closed+"/", time.Second); err == nil || !strings.Contains(err.Error(), "refused") {
 		t.Errorf("closed port: %v", err)
 	}
 }
@@ -126,7 +126,7 @@ func TestHTTPAndTCPProbes(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := s.Check(ctx, Exec{}, time.Second); (err == nil) != want {
+		if err := s.Attempt(ctx, Deps{}, time.Second); (err == nil) != want {
 			t.Errorf("%s: got %v, want ok=%v", spec, err, want)
 		}
 	}
@@ -159,7 +159,7 @@ func TestExecProbeAndRun(t *testing.T) {
 	r := reaperLoop(t)
 	for spec, want := range map[string]string{"exit 0": "", "exit 1": "exit code 1", `["sleep","5"]`: "timed out"} {
 		s, _ := ParseSpec(spec)
-		err := s.Check(context.Background(), Exec{Starter: r, Env: os.Environ()}, 300*time.Millisecond)
+		err := s.Attempt(context.Background(), Deps{Starter: r, Env: os.Environ()}, 300*time.Millisecond)
 		if (want == "" && err != nil) || (want != "" && (err == nil || !strings.Contains(err.Error(), want))) {
 			t.Errorf("%s: %v, want %q", spec, err, want)
 		}
@@ -167,7 +167,7 @@ func TestExecProbeAndRun(t *testing.T) {
 	s, _ := ParseSpec("exit 1")
 	out := make(chan error)
 	ctx, cancel := context.WithCancel(context.Background())
-	go Run(ctx, s, Params{Period: 10 * time.Millisecond, Timeout: time.Second}, Exec{Starter: r, Env: os.Environ()},
+	go Run(ctx, s, Params{Period: 10 * time.Millisecond, Timeout: time.Second}, Deps{Starter: r, Env: os.Environ()},
 		func(err error) bool {
 			select {
 			case out <- err:
@@ -206,7 +206,7 @@ func TestResourceErrorsAreUnknown(t *testing.T) {
 // as "timed out".
 func TestCheckStatusTimeout(t *testing.T) {
 	err := &net.OpError{Op: "read", Net: "tcp", Err: errTimeout{}}
-	if got := checkStatus(0, err); got == nil || got.Error() != "timed out" {
+	if got := verdict(0, err); got == nil || got.Error() != "timed out" {
 		t.Errorf("checkStatus(%v) = %v, want timed out", err, got)
 	}
 }

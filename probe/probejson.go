@@ -12,6 +12,7 @@ import (
 	"github.com/tend-init/tend/hooks"
 	"github.com/tend-init/tend/http1"
 	"github.com/tend-init/tend/internal/excerpt"
+	"github.com/tend-init/tend/internal/strictjson"
 	"github.com/tend-init/tend/internal/target"
 )
 
@@ -48,7 +49,7 @@ func (s Settings) Apply(p Params) Params {
 // jsonProbe is Kubernetes' core/v1 Probe as JSON: one handler and the
 // settings, decoded strictly into tend's own types.
 type jsonProbe struct {
-	Exec *struct {
+	Deps *struct {
 		Command []string `json:"command"`
 	} `json:"exec"`
 	HTTPGet                       *hooks.HTTPGetHandler `json:"httpGet"`
@@ -77,18 +78,18 @@ type tcpSocket struct {
 
 // ParseJSON reads a Probe in Kubernetes' JSON shape, such as a container's
 // livenessProbe pasted into TEND_LIVE_PROBE. It is decoded as the API
-// server decodes it under strict field validation (hooks.DecodeStrict):
+// server decodes it under strict field validation (strictjson.Decode):
 // unknown, duplicate or miscased fields are errors, as are no handler or
 // two, a named port, a bad host or header, and values out of range
 // (Kubernetes' validation: seconds >= 1, initialDelaySeconds >= 0).
-func ParseJSON(s string) (Checker, Settings, error) {
+func ParseJSON(s string) (Handler, Settings, error) {
 	var p jsonProbe
 	q := excerpt.Quote(s)
-	if err := hooks.DecodeStrict(s, &p); err != nil {
+	if err := strictjson.Decode(s, &p); err != nil {
 		return nil, Settings{}, fmt.Errorf("probe %s is not a Kubernetes Probe: %v", q, err)
 	}
 	n := 0
-	for _, set := range []bool{p.Exec != nil, p.HTTPGet != nil, p.TCPSocket != nil, p.GRPC != nil} {
+	for _, set := range []bool{p.Deps != nil, p.HTTPGet != nil, p.TCPSocket != nil, p.GRPC != nil} {
 		if set {
 			n++
 		}
@@ -108,13 +109,13 @@ func ParseJSON(s string) (Checker, Settings, error) {
 	return c, st, nil
 }
 
-func (p *jsonProbe) checker() (Checker, error) {
+func (p *jsonProbe) checker() (Handler, error) {
 	switch {
-	case p.Exec != nil:
-		if len(p.Exec.Command) == 0 || p.Exec.Command[0] == "" {
+	case p.Deps != nil:
+		if len(p.Deps.Command) == 0 || p.Deps.Command[0] == "" {
 			return nil, errors.New("exec.command needs a program")
 		}
-		return Command{Cmd: hooks.Command{Argv: p.Exec.Command}}, nil
+		return Command{Cmd: hooks.Command{Argv: p.Deps.Command}}, nil
 	case p.HTTPGet != nil:
 		a, err := p.HTTPGet.Action()
 		if err != nil {

@@ -116,7 +116,7 @@ func TestParseSpecValidatesTargets(t *testing.T) {
 // any connection: a port 0 or a user info is an error, not a dial.
 func TestGetRefusesBadTargets(t *testing.T) {
 	for _, u := range []string{"http://127.0.0.1:0/", "http://u:p@127.0.0.1:1/", "http://h!x:1/"} {
-		if err := Check(u, 50_000_000); err == nil || strings.Contains(err.Error(), "refused") || strings.Contains(err.Error(), "timed out") {
+		if err := getURL(u, 50_000_000); err == nil || strings.Contains(err.Error(), "refused") || strings.Contains(err.Error(), "timed out") {
 			t.Errorf("Check(%q) = %v; want a refusal before dialling", u, err)
 		}
 	}

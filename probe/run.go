@@ -15,8 +15,19 @@ type Params struct {
 // Run waits InitialDelay, then probes every Period until ctx is done or
 // report returns false, and hands each attempt's result to report (nil when
 // it passed). An attempt cut short because ctx ended is not reported: the
-// stop, not the target, ended it.
-func Run(ctx context.Context, c Checker, p Params, x Exec, report func(error) bool) {
+// stop, not the target, ended it. x.Note gets a note when it differs from
+// the last one: the kubelet records a warning event at every attempt, and
+// its event recorder folds the repeats into a count.
+func Run(ctx context.Context, c Handler, p Params, x Deps, report func(error) bool) {
+	if note := x.Note; note != nil {
+		last := ""
+		x.Note = func(n string) {
+			if n != last {
+				last = n
+				note(n)
+			}
+		}
+	}
 	wait := p.InitialDelay
 	for {
 		t := time.NewTimer(wait)
@@ -26,7 +37,7 @@ func Run(ctx context.Context, c Checker, p Params, x Exec, report func(error) bo
 			return
 		case <-t.C:
 		}
-		err := c.Check(ctx, x, p.Timeout)
+		err := c.Attempt(ctx, x, p.Timeout)
 		if ctx.Err() != nil {
 			return
 		}

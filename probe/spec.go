@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net"
-	"strconv"
 	"strings"
 	"time"
 
@@ -15,19 +14,35 @@ import (
 	"github.com/tend-init/tend/internal/target"
 )
 
-// Checker is one probe: it runs one attempt, bounded by timeout, and
-// returns nil when the target passed. There is one type per kind (HTTP,
-// TCP, GRPC, Command), so adding a kind adds a type, not a case to every switch.
-type Checker interface {
-	Check(ctx context.Context, x Exec, timeout time.Duration) error
+// Handler is one probe's action, as Kubernetes' ProbeHandler: Attempt runs
+// one attempt, bounded by timeout, and returns nil when the target passed.
+// There is one type per kind (HTTP, TCP, GRPC, Command), so adding a kind
+// adds a type, not a case to every switch.
+type Handler interface {
+	Attempt(ctx context.Context, x Deps, timeout time.Duration) error
 	String() string
 }
 
-// Exec is what a command probe needs from tend: the reaper that starts and
-// collects its process, and its environment. HTTP and TCP probes ignore it.
-type Exec struct {
-	Starter hooks.Starter
-	Env     []string
+// Deps is what a probe needs from tend: for a command, the reaper that
+// starts and collects its process, and its environment; for HTTP, the
+// User-Agent to send and where its notes go. TCP and gRPC probes ignore it.
+type Deps struct {
+	Starter   hooks.Starter
+	Env       []string
+	UserAgent string // HTTP's default User-Agent: UserAgent(tend's version)
+	// Note, when set, receives http1.Response.Note: something the user
+	// should see although the attempt passed (a redirect to another host,
+	// say), for which the kubelet records a warning event.
+	Note func(string)
+}
+
+// UserAgent is the User-Agent tend's HTTP probes and hooks send, as the
+// kubelet sends "kube-probe/MAJOR.MINOR"; "tend" with no version.
+func UserAgent(version string) string {
+	if version == "" {
+		return "tend"
+	}
+	return "tend/" + version
 }
 
 // HTTP passes on a 200-399 status, as Kubernetes' httpGet: it follows
@@ -51,7 +66,7 @@ type Command struct{ Cmd hooks.Command }
 // (target.ParseHTTPURL, target.CheckHost): anything else would fail every
 // attempt, or probe another target than written, instead of stopping tend
 // at its start.
-func ParseSpec(s string) (Checker, error) {
+func ParseSpec(s string) (Handler, error) {
 	switch {
 	case strings.HasPrefix(s, "http://"), strings.HasPrefix(s, "https://"):
 		if _, err := target.ParseHTTPURL(s); err != nil {
@@ -82,57 +97,47 @@ func ParseSpec(s string) (Checker, error) {
 }
 
 // checkTCPAddr accepts HOST:PORT with a host name or IP address (or no
-// host: this container) and a numeric port 1..65535.
+// host: this container) and a numeric port 1..65535 (target.CheckAddr).
 func checkTCPAddr(addr string) error {
-	host, port, err := net.SplitHostPort(addr)
-	if err != nil {
+	err := target.CheckAddr(addr, 1)
+	if errors.Is(err, target.ErrNotHostPort) {
 		return errors.New("want tcp://HOST:PORT")
 	}
-	if n, err := strconv.Atoi(port); err != nil || n < 1 || n > 65535 {
-		return fmt.Errorf("port %s: want 1..65535", excerpt.Quote(port))
-	}
-	if host == "" {
-		return nil
-	}
-	return target.CheckHost(host)
+	return err
 }
 
 func (h HTTP) String() string    { return h.URL }
 func (t TCP) String() string     { return "tcp://" + t.Addr }
 func (c Command) String() string { return c.Cmd.String() }
 
-// Check makes one GET, following redirects as the kubelet does.
-func (h HTTP) Check(ctx context.Context, _ Exec, timeout time.Duration) error {
-	_, err := h.CheckNote(ctx, timeout)
+// Attempt makes one GET, following redirects as the kubelet does, and hands
+// a note to x.Note.
+func (h HTTP) Attempt(ctx context.Context, x Deps, timeout time.Duration) error {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	note, err := getOnce(ctx, http1.Request{URL: h.URL, Headers: h.Headers, FollowRedirects: true, UserAgent: x.UserAgent})
+	if note != "" && x.Note != nil {
+		x.Note(note)
+	}
 	return err
 }
 
-// CheckNote is Check that also returns http1.Response.Note, which the caller
-// should log: the kubelet records a warning event for the same things (a
-// redirect to another host that counted as success, say). The Checker
-// interface has no room for it, hence a second method.
-func (h HTTP) CheckNote(ctx context.Context, timeout time.Duration) (note string, err error) {
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	return checkGet(ctx, http1.Request{URL: h.URL, Headers: h.Headers, FollowRedirects: true})
-}
-
-// Check opens and closes one connection.
-func (t TCP) Check(ctx context.Context, _ Exec, timeout time.Duration) error {
+// Attempt opens and closes one connection.
+func (t TCP) Attempt(ctx context.Context, _ Deps, timeout time.Duration) error {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	var d net.Dialer
 	c, err := d.DialContext(ctx, "tcp", t.Addr)
 	if err != nil {
-		return checkStatus(0, err)
+		return verdict(0, err)
 	}
 	_ = c.Close() // connecting was the whole probe
 	return nil
 }
 
-// Check runs the command once (execprobe.go).
-func (c Command) Check(ctx context.Context, x Exec, timeout time.Duration) error {
-	return c.check(ctx, x, timeout)
+// Attempt runs the command once (execprobe.go).
+func (c Command) Attempt(ctx context.Context, x Deps, timeout time.Duration) error {
+	return c.attempt(ctx, x, timeout)
 }
 
 // isURL reports whether s starts with a URL scheme followed by "://".

@@ -29,6 +29,12 @@ const Shell = "/bin/sh"
 //
 // On a fallback cmd.Path and cmd.Args are rewritten to the shell's, so a
 // caller's log line shows what actually runs.
+//
+// Only the app gets the fallback, as under tini. Hooks and exec probes in
+// exec form do not: the kubelet runs them through the runtime's exec
+// (CRI ExecSync, runc exec), which calls execve with no shell fallback, so
+// a script without "#!" fails there with "exec format error", and here too
+// (TestExecFormHookGetsNoShellFallback).
 func (r *Reaper) StartScript(cmd *exec.Cmd) (*Child, error) { return ScriptWith(r.Start, cmd) }
 
 // ScriptWith is StartScript with start in place of the reaper's Start: a
@@ -53,14 +59,6 @@ func ScriptWith(start func(*exec.Cmd) (*Child, error), cmd *exec.Cmd) (*Child, e
 	}
 	return c, nil
 }
-
-// Scripts is a starter whose Start is r.StartScript: pass it where an
-// interface wants Start(*exec.Cmd) (*Child, error), as hooks.Runner's
-// Starter does, to give hooks and exec probes the same fallback.
-type Scripts struct{ R *Reaper }
-
-// Start is StartScript.
-func (s Scripts) Start(cmd *exec.Cmd) (*Child, error) { return s.R.StartScript(cmd) }
 
 // binarySample is how much of a file bash reads to tell a binary from a
 // script (execute_cmd.c, shell_execve: an 80-byte sample).

@@ -38,8 +38,8 @@ func TestStartScriptRunsShebanglessScript(t *testing.T) {
 	if cmd.Path != Shell || len(cmd.Args) != 4 || cmd.Args[0] != Shell || cmd.Args[1] != script {
 		t.Fatalf("cmd shows %q %q, not what ran", cmd.Path, cmd.Args)
 	}
-	// Through the Scripts adapter, as a hooks.Starter would call it.
-	c, err = Scripts{R: r}.Start(&exec.Cmd{Path: script, Env: []string{"OUT=" + out}})
+	// With no argv at all.
+	c, err = r.StartScript(&exec.Cmd{Path: script, Env: []string{"OUT=" + out}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,7 @@ package target
 import (
 	"errors"
 	"fmt"
+	"net"
 	"net/netip"
 	"net/url"
 	"strconv"
@@ -15,6 +16,40 @@ import (
 
 	"github.com/tend-init/tend/internal/excerpt"
 )
+
+// ErrNotHostPort is CheckAddr's error for an address that is not HOST:PORT.
+var ErrNotHostPort = errors.New("want HOST:PORT")
+
+// PortError is CheckAddr's error for a port that is not a number from Min
+// to 65535.
+type PortError struct {
+	Port string
+	Min  int
+}
+
+func (e *PortError) Error() string {
+	return fmt.Sprintf("port %s: want %d..65535", excerpt.Quote(e.Port), e.Min)
+}
+
+// CheckAddr is the one check of a HOST:PORT address, for the health
+// endpoint's and for a tcp:// or grpc:// probe's: the host is a host name or
+// an IP address (CheckHost), or none (every interface, or this container),
+// and the port a number from minPort to 65535: 0 for an address to listen
+// on, where the kernel picks, 1 for one to reach. The caller words the
+// error (ErrNotHostPort, *PortError, or CheckHost's) for its flag.
+func CheckAddr(addr string, minPort int) error {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return ErrNotHostPort
+	}
+	if n, err := strconv.Atoi(port); err != nil || n < minPort || n > 65535 {
+		return &PortError{Port: port, Min: minPort}
+	}
+	if host == "" {
+		return nil
+	}
+	return CheckHost(host)
+}
 
 // ParseHTTPURL reads an http:// or https:// URL that tend can GET as
 // written: its host is a host name or an IP address (CheckHost), an
@@ -33,7 +68,7 @@ func ParseHTTPURL(s string) (*url.URL, error) {
 	}
 	if p := u.Port(); p != "" || strings.HasSuffix(u.Host, ":") {
 		if n, err := strconv.Atoi(p); err != nil || n < 1 || n > 65535 {
-			return nil, fmt.Errorf("port %s: want 1..65535", excerpt.Quote(p))
+			return nil, &PortError{Port: p, Min: 1}
 		}
 	}
 	return u, nil

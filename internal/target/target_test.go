@@ -42,3 +42,30 @@ func TestParseHTTPURL(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckAddr: the one HOST:PORT check, for a listener (port 0 allowed)
+// and for a target to reach.
+func TestCheckAddr(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		min  int
+		want string // "" accepts
+	}{
+		{"127.0.0.1:8080", 1, ""},
+		{":9090", 0, ""},
+		{"[::1]:0", 0, ""},
+		{"[fe80::1%eth0]:80", 1, ""},
+		{"db.internal:5432", 1, ""},
+		{"h:0", 1, `port "0": want 1..65535`},
+		{"h:65536", 0, `port "65536": want 0..65535`},
+		{"h:http", 1, `port "http": want 1..65535`},
+		{"nope", 0, "want HOST:PORT"},
+		{"a!b:80", 0, "want a host name or an IP address"},
+		{"a b:80", 1, "want a host name or an IP address"},
+	} {
+		err := CheckAddr(c.in, c.min)
+		if c.want == "" && err != nil || c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)) {
+			t.Errorf("CheckAddr(%q, %d) = %v, want %q", c.in, c.min, err, c.want)
+		}
+	}
+}

@@ -1,4 +1,7 @@
-package hooks
+// Package strictjson decodes the Kubernetes objects tend accepts as JSON (a
+// LifecycleHandler for a hook, a Probe) as the API server does under
+// strict field validation. Hooks and probes both use it; neither owns it.
+package strictjson
 
 import (
 	"encoding/json"
@@ -12,7 +15,7 @@ import (
 	"github.com/tend-init/tend/internal/excerpt"
 )
 
-// DecodeStrict decodes one JSON value into v as the API server decodes a
+// Decode decodes one JSON value into v as the API server decodes a
 // Pod under strict field validation (kubectl's default), so that a
 // LifecycleHandler or Probe that tend accepts is one Kubernetes accepts:
 //   - keys match the json tags case-sensitively: {"EXEC":…} is an unknown
@@ -29,7 +32,7 @@ import (
 // keeps encoding/json (already in the binary; a second decoder would cost
 // binary size) and checks keys first with checkFields, a walk over the
 // tokens along v's type, with the same messages.
-func DecodeStrict(s string, v any) error {
+func Decode(s string, v any) error {
 	if err := checkFields(json.NewDecoder(strings.NewReader(s)), reflect.TypeOf(v), ""); err != nil && !errors.Is(err, errNotWalked) {
 		return err
 	}
