@@ -1,7 +1,6 @@
 package main_test
 
 import (
-	"errors"
 	"net"
 	"os"
 	"os/exec"
@@ -45,32 +44,7 @@ func startActivated(t *testing.T, sock *os.File, env []string, argv ...string) *
 	cmd := exec.Command("sh", append([]string{"-c", `LISTEN_PID=$$ exec "$0" "$@"`}, argv...)...)
 	cmd.Env = append(append(os.Environ(), "LISTEN_FDS=1", "LISTEN_FDNAMES=web"), env...)
 	cmd.ExtraFiles = []*os.File{sock}
-	or, ow, _ := os.Pipe()
-	er, ew, _ := os.Pipe()
-	cmd.Stdout, cmd.Stderr = ow, ew
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	_ = ow.Close() // the child holds its own copies
-	_ = ew.Close()
-	p := &tendProc{t: t, cmd: cmd, pid: cmd.Process.Pid, stdout: collect(or), stderr: collect(er), done: make(chan struct{})}
-	go func() {
-		err := cmd.Wait()
-		var ee *exec.ExitError
-		if errors.As(err, &ee) {
-			p.code = ee.ExitCode()
-		}
-		close(p.done)
-	}()
-	t.Cleanup(func() {
-		select {
-		case <-p.done:
-		default:
-			_ = syscall.Kill(p.pid, syscall.SIGKILL) // a failed test left it running
-			<-p.done
-		}
-	})
-	return p
+	return launch(t, cmd)
 }
 
 // tcpSocket is a listening socket on the loopback, as a file to hand on,

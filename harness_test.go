@@ -141,6 +141,18 @@ func startTend(t *testing.T, o opts, args ...string) *tendProc {
 	if o.stdin != "" {
 		cmd.Stdin = strings.NewReader(o.stdin)
 	}
+	p := launch(t, cmd)
+	if o.pid1 {
+		p.pid = p.childOf(cmd.Process.Pid)
+	}
+	return p
+}
+
+// launch starts cmd with its stdout and stderr collected, reports its code
+// (128+N for a death by signal N) once it exits, and kills it if the test
+// ends first.
+func launch(t *testing.T, cmd *exec.Cmd) *tendProc {
+	t.Helper()
 	or, ow, _ := os.Pipe()
 	er, ew, _ := os.Pipe()
 	cmd.Stdout, cmd.Stderr = ow, ew
@@ -171,9 +183,6 @@ func startTend(t *testing.T, o opts, args ...string) *tendProc {
 			<-p.done
 		}
 	})
-	if o.pid1 {
-		p.pid = p.childOf(cmd.Process.Pid)
-	}
 	return p
 }
 
