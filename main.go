@@ -63,12 +63,11 @@ func run(ctx context.Context, args []string, env config.LookupEnv, stdout, stder
 		l, err = lifecycle.New(*cfg, stderr)
 	}
 	switch {
-	case err != nil && cfg != nil && cfg.DumbInit != nil:
-		// New failed in the dumb-init mode: dumb-init's line for a
-		// program that cannot run.
-		if line, ok := lifecycle.DumbInitExecError(err); ok {
+	case err != nil && cfg != nil && cfg.ExecFailCode != 0:
+		// The mode's own line and code for a program that cannot run.
+		if line, ok := lifecycle.ExecFailure(err, cfg.ExecFailLine); ok {
 			_, _ = io.WriteString(stderr, line) // stderr gone: the code still tells
-			return lifecycle.ExitExecFailed
+			return cfg.ExecFailCode
 		}
 		fallthrough
 	case err != nil:

@@ -160,12 +160,8 @@ func (d *dumbInitArgs) config(env LookupEnv, buildGodebug string) (*lifecycle.Co
 	if err != nil {
 		return nil, err
 	}
-	// A setting is the user's when its variable is set, as values reads
-	// it; dumb-init's default holds otherwise.
-	_, graceKill := v.str("grace-period")
 	cfg.Args = d.args
-	cfg.DumbInit = &lifecycle.DumbInit{Setsid: d.setsid, Debug: d.debug, GraceKill: graceKill,
-		URG: asyncPreemptOff(env, buildGodebug)}
+	cfg.Behaviour = d.behaviour(v, env, buildGodebug)
 	cfg.KillGroup = cfg.KillGroup || d.setsid
 	if _, set := v.str("verbose"); !set {
 		cfg.Verbosity = lifecycle.LevelError
@@ -177,6 +173,40 @@ func (d *dumbInitArgs) config(env LookupEnv, buildGodebug string) (*lifecycle.Co
 		cfg.Rewrite[from] = to
 	}
 	return cfg, nil
+}
+
+// behaviour is how dumb-init 1.2.5 behaves (dumb-init.c), for
+// lifecycle's loop. A setting is the user's when its variable is set, as
+// values reads it; dumb-init's default holds otherwise.
+func (d *dumbInitArgs) behaviour(v values, env LookupEnv, buildGodebug string) lifecycle.Behaviour {
+	// dumb-init never kills; TEND_GRACE_PERIOD asks for tend's SIGKILL.
+	_, graceKill := v.str("grace-period")
+	group := lifecycle.GroupShared // -c: the app stays in dumb-init's group
+	if d.setsid {
+		group = lifecycle.GroupSession
+	}
+	return lifecycle.Behaviour{
+		// main: it blocks and sigwaits on every signal 1..31.
+		ForwardCatchable: true,
+		ForwardURG:       asyncPreemptOff(env, buildGodebug),
+		// handle_signal: what it receives, no more.
+		ContAfterStop: false,
+		KillAtGrace:   graceKill,
+		// handle_signal, SIGCHLD: TERM to the group, then exit.
+		TermGroupOnExit: d.setsid,
+		// handle_signal: SIGTSTP, SIGTTIN and SIGTTOU, then kill(getpid(), SIGSTOP).
+		SuspendOnJobStop: true,
+		AppGroup:         group,
+		// main: chdir("/") once the child runs.
+		ChdirRoot: true,
+		// Silent as dumb-init: its users expect no warning.
+		WarnNotReaper: false,
+		Trace:         d.debug,
+		TraceTag:      "[dumb-init] ",
+		// main, the child: "[dumb-init] %s: %s\n" and exit(2).
+		ExecFailCode: 2,
+		ExecFailLine: "[dumb-init] %[1]s: %[2]s\n",
+	}
 }
 
 // asyncPreemptOff reports whether the Go runtime runs with asynchronous

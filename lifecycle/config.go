@@ -72,9 +72,7 @@ type Config struct {
 	// them nor the variables. Off, they pass through untouched.
 	SocketActivation bool
 
-	// DumbInit, when set, is the dumb-init mode (dumbinit.go); nil is
-	// tend's own mode, tini's behaviour.
-	DumbInit *DumbInit
+	Behaviour
 
 	HealthAddr string // "" serves nothing
 	// Checks are the app probes, each named, of one kind, with its own
@@ -105,9 +103,17 @@ type Check struct {
 func Default() Config {
 	return Config{
 		Verbosity: LevelWarn, // tini's default: warnings
-		// In both modes: dumb-init passes the variables on unchanged,
-		// so its app ignores the sockets; catatonit's behaviour is the
-		// one that works.
+		Behaviour: Behaviour{
+			// systemd's: a stopped app can act on the stop signal at once.
+			ContAfterStop: true,
+			// The kubelet's and docker stop's: a stop always ends.
+			KillAtGrace: true,
+			// tini's: reaping needs PID 1 or the subreaper bit.
+			WarnNotReaper: true,
+		},
+		// Whatever the mode: a peer that passes the variables on
+		// unchanged leaves its app ignoring the sockets; catatonit's
+		// behaviour is the one that works.
 		SocketActivation: true,
 		Rewrite:          signals.Rewrite{},
 		HookTimeout:      30 * time.Second,

@@ -16,11 +16,21 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// TestDumbInitMachine: the dumb-init mode's rules, on the state machine
-// with no processes (dumbinit.go lists them; dumb-init.c is the source).
+// dumbInit is the behaviour config's dumb-init command line fills
+// (config/dumbinit.go, checked by config's TestDumbInitBehaviour), without
+// the trace and the grace period's SIGKILL.
+func dumbInit(c *Config, group AppGroup) {
+	c.Behaviour = Behaviour{ForwardCatchable: true, SuspendOnJobStop: true, AppGroup: group,
+		TermGroupOnExit: group == GroupSession, ChdirRoot: true, TraceTag: "[dumb-init] ",
+		ExecFailCode: 2, ExecFailLine: "[dumb-init] %[1]s: %[2]s\n"}
+}
+
+// TestDumbInitMachine: the dumb-init mode's behaviours, on the state
+// machine with no processes (behaviour.go names them; dumb-init.c is the
+// source).
 func TestDumbInitMachine(t *testing.T) {
 	setsid := func(c *Config) {
-		c.DumbInit = &DumbInit{Setsid: true}
+		dumbInit(c, GroupSession)
 		c.KillGroup = true
 		c.Rewrite = signals.Rewrite{unix.SIGTSTP: unix.SIGSTOP, unix.SIGTTIN: unix.SIGSTOP, unix.SIGTTOU: unix.SIGSTOP}
 	}
@@ -44,7 +54,7 @@ func TestDumbInitMachine(t *testing.T) {
 			name: "TEND_GRACE_PERIOD given: SIGKILL at the grace period, as tend",
 			cfg: func(c *Config) {
 				setsid(c)
-				c.DumbInit.GraceKill = true
+				c.KillAtGrace = true
 			},
 			steps: []step{ev(sigEvent{unix.SIGTERM}), after(10*time.Second, tick{}), ev(appExit{137})},
 			acts:  []string{"stop probes", "group SIGTERM", "group SIGKILL", "signal SIGKILL", "exited group 42 SIGTERM"},
@@ -76,7 +86,7 @@ func TestDumbInitMachine(t *testing.T) {
 		{
 			name: "single-child mode: the app alone, and no TERM to a group at its exit",
 			cfg: func(c *Config) {
-				c.DumbInit = &DumbInit{}
+				dumbInit(c, GroupShared)
 			},
 			steps: []step{ev(sigEvent{unix.SIGUSR1}), ev(sigEvent{unix.SIGTSTP}), ev(appExit{3})},
 			acts:  []string{"signal SIGUSR1", "signal SIGTSTP", "suspend"},
@@ -86,7 +96,7 @@ func TestDumbInitMachine(t *testing.T) {
 			name: "-v: dumb-init's lines",
 			cfg: func(c *Config) {
 				setsid(c)
-				c.DumbInit.Debug = true
+				c.Trace = true
 				c.Rewrite[unix.SIGTERM] = unix.SIGQUIT
 				c.Rewrite[unix.SIGWINCH] = 0
 			},
@@ -100,9 +110,11 @@ func TestDumbInitMachine(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			m, r := newTestMachine(c.cfg)
-			m.log.dumb = m.cfg.DumbInit.Debug
+			if m.cfg.Trace {
+				m.log.trace = m.cfg.TraceTag
+			}
 			if c.handOff {
-				m.st.handOff = []unix.Signal{unix.SIGHUP, unix.SIGCONT}
+				m.st.ignoreOnce = []unix.Signal{unix.SIGHUP, unix.SIGCONT}
 			}
 			m.begin(42)
 			for i, s := range c.steps {

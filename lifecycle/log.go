@@ -91,7 +91,7 @@ type Logger struct {
 	json    slog.Handler  // nil: text
 	q       chan logEntry // nil: write synchronously
 	dropped atomic.Uint64
-	dumb    bool // the dumb-init mode's -v: DumbInitf writes (dumbinit.go)
+	trace   string // Behaviour.TraceTag with the trace on, else "": Tracef (trace.go)
 }
 
 // logEntry is a line to write, a record to encode, or a flush request to

@@ -38,10 +38,10 @@ type Loop struct {
 	stopProbe context.CancelFunc
 	probeCtx  context.Context // nil until the first check starts
 	relay     *hooks.Relay    // hooks' output on its way to tend's stdout and stderr; nil until the first hook
-	// The dumb-init mode's (dumbinit.go): whether the app takes stdin as
-	// its controlling terminal, or why not; the directory hooks and exec
-	// probes start in once tend has left it for /; the exits the last Reap collected,
-	// for -v.
+	// ctty: whether the app takes stdin as its controlling terminal, or
+	// why not (GroupSession, session.go). childDir: where hooks and exec
+	// probes start once tend has left it for / (ChdirRoot). exits: what
+	// the last Reap collected, for the trace (trace.go).
 	ctty     attach
 	childDir string
 	exits    []reaper.Exit
@@ -71,8 +71,8 @@ func New(cfg Config, stderr io.Writer) (l *Loop, err error) {
 		}
 	}()
 	l.reap = reaper.New(l.onOrphan)
-	if cfg.DumbInit != nil && cfg.DumbInit.Debug {
-		l.log.dumb = true
+	if cfg.Trace {
+		l.log.trace = cfg.TraceTag
 		l.reap.Observe(l.observeExits)
 	}
 	// First, before anything can fork: the sockets become close-on-exec
@@ -106,13 +106,14 @@ func New(cfg Config, stderr io.Writer) (l *Loop, err error) {
 		l.m.serve = true
 		l.log.Infof("health endpoint on http://%s", srv.Addr())
 	}
-	if cfg.DumbInit != nil {
-		l.sigs = signals.ListenDumbInit(cfg.StopSignal, !ownsSockets(&l.cfg), cfg.DumbInit.URG)
-		if cfg.DumbInit.Setsid {
-			l.ctty = l.detachTerminal()
-		}
+	if cfg.ForwardCatchable {
+		l.sigs = signals.ListenCatchable(cfg.StopSignal, !ownsSockets(&l.cfg), cfg.ForwardURG)
 	} else {
 		l.sigs = signals.Listen(cfg.StopSignal)
+	}
+	if cfg.AppGroup == GroupSession {
+		// After Listen: giving up the terminal sends tend HUP and CONT.
+		l.ctty = l.detachTerminal()
 	}
 	for _, sig := range l.sigs.Ignored {
 		l.log.Debugf("%s was ignored when tend started: it stays ignored, and the app inherits that", signals.Name(sig))
@@ -144,8 +145,8 @@ func (l *Loop) startAppNow() error {
 	}
 	cmd := appCommand(path, l.cfg.Args)
 	cmd.Env = l.appEnv
-	if d := l.cfg.DumbInit; d != nil {
-		cmd.SysProcAttr = dumbInitAttr(d.Setsid, l.ctty)
+	if attr := groupAttr(l.cfg.AppGroup, l.ctty); attr != nil {
+		cmd.SysProcAttr = attr
 	}
 	runAs(cmd, l.cfg.User)
 	start := l.reap.Start
@@ -159,8 +160,9 @@ func (l *Loop) startAppNow() error {
 	}
 	l.app = app
 	l.log.Infof("started %q as pid %d", l.cfg.Args[0], app.Pid)
-	if l.cfg.DumbInit != nil {
-		l.dumbStarted(app.Pid)
+	l.traceStarted(app.Pid)
+	if l.cfg.ChdirRoot {
+		l.leaveDir()
 	}
 	return nil
 }
@@ -175,8 +177,8 @@ func (l *Loop) setSubreaper() error {
 	if is, err := subreaper.Is(); err == nil && is {
 		return nil // a wrapper set the bit and exec'd us
 	}
-	if l.cfg.DumbInit != nil {
-		return nil // dumb-init says nothing either: its users expect silence
+	if !l.cfg.WarnNotReaper {
+		return nil
 	}
 	l.log.Warnf("tend is not PID 1 and not a child subreaper, so zombie reaping won't work: " +
 		"orphans are re-parented elsewhere. Use -s or TINI_SUBREAPER, or run tend as PID 1")

@@ -40,10 +40,10 @@ type world interface {
 	reapNow() (none bool, err error)
 	// publish hands the health endpoint a snapshot.
 	publish(*health.Status)
-	// suspend stops tend itself (the dumb-init mode's self-suspend).
+	// suspend stops tend itself (Behaviour.SuspendOnJobStop).
 	suspend()
 	// signalExitedGroup signals the process group that the reaped app
-	// with pid led (the dumb-init mode's TERM at exit).
+	// with pid led (Behaviour.TermGroupOnExit).
 	signalExitedGroup(pid int, sig unix.Signal)
 }
 
@@ -105,10 +105,10 @@ type state struct {
 	stopSent     bool
 	stopBegan    time.Time
 	exitOverride int // one of the Exit* codes, or 0
-	// handOff: signals to ignore once each, in the dumb-init mode, after
-	// tend detached from the terminal of the session it led.
-	handOff []unix.Signal
-	reason  string // why tend, not the app, decided the outcome
+	// ignoreOnce: signals to ignore once each, after tend detached from
+	// the terminal of the session it led (GroupSession).
+	ignoreOnce []unix.Signal
+	reason     string // why tend, not the app, decided the outcome
 
 	stopGrace   time.Duration // this stop's grace period: Config.GracePeriod or the failed probe's own
 	graceAt     time.Time     // SIGKILL to the app; zero when not armed
@@ -220,9 +220,7 @@ func (m *machine) onAppExit(code int) {
 	m.st.appExited, m.st.appCode = true, code
 	ran := m.now().Sub(m.st.appStarted).Round(time.Millisecond)
 	m.log.With(appPidField(m.st.appPid), slog.Int("code", code), durField(ran)).Infof("app (pid %d) exited with code %d after %s", m.st.appPid, code, ran)
-	if m.dumb() {
-		m.dumbAppExit(code)
-	}
+	m.termGroupOnExit(code)
 	m.cancelHook(hookPostStart, errors.New("the app exited"))
 }
 

@@ -59,7 +59,7 @@ func (m *machine) beginStopGrace(grace time.Duration, sig unix.Signal, why strin
 	// Pre-stop and the stop signal share the grace deadline; in pause
 	// mode there is no app to signal, but pre-stop still runs, bounded
 	// the same way.
-	if m.graceKill() {
+	if m.cfg.KillAtGrace {
 		m.st.graceAt = m.st.stopBegan.Add(m.st.stopGrace)
 	}
 	switch {
@@ -75,7 +75,7 @@ func (m *machine) beginStopGrace(grace time.Duration, sig unix.Signal, why strin
 func (m *machine) sendStop() {
 	m.st.stopSent = true
 	now := m.now()
-	if earliest := now.Add(m.cfg.MinShutdownWindow); m.graceKill() && m.st.graceAt.Before(earliest) {
+	if earliest := now.Add(m.cfg.MinShutdownWindow); m.cfg.KillAtGrace && m.st.graceAt.Before(earliest) {
 		m.st.graceAt = earliest
 	}
 	if m.st.stopSignal == 0 {
@@ -87,9 +87,8 @@ func (m *machine) sendStop() {
 		// A stopped app (kill -STOP, a debugger, a frozen cgroup left
 		// thawed) cannot act on the stop signal until continued: SIGCONT
 		// right after it, as systemd sends, lets it stop at once instead
-		// of waiting out the grace period for SIGKILL. Not in the
-		// dumb-init mode: dumb-init forwards what it receives, no more.
-		if m.st.stopSignal != unix.SIGCONT && !m.dumb() {
+		// of waiting out the grace period for SIGKILL.
+		if m.st.stopSignal != unix.SIGCONT && m.cfg.ContAfterStop {
 			m.forward(unix.SIGCONT)
 		}
 	}

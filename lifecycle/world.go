@@ -108,7 +108,7 @@ type childStarter struct {
 	r    *reaper.Reaper
 	sigs *signals.Channels
 	as   *user.User
-	dir  string // "" but in the dumb-init mode, where tend itself is in /
+	dir  string // "" but with ChdirRoot, once tend itself is in /
 }
 
 func (s childStarter) Start(cmd *exec.Cmd) (c *reaper.Child, err error) {
