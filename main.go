@@ -19,6 +19,7 @@ import (
 	"github.com/tend-init/tend/http1"
 	_ "github.com/tend-init/tend/internal/oneproc" // first: see its doc
 	"github.com/tend-init/tend/lifecycle"
+	"github.com/tend-init/tend/plan"
 	"github.com/tend-init/tend/probe"
 )
 
@@ -36,7 +37,7 @@ func main() {
 // for an app that cannot run, as tini).
 func run(ctx context.Context, args []string, env config.LookupEnv, stdout, stderr io.Writer) int {
 	var (
-		cfg   *lifecycle.Config
+		cfg   *plan.Config
 		check *config.Check
 		err   error
 	)
@@ -71,12 +72,12 @@ func run(ctx context.Context, args []string, env config.LookupEnv, stdout, stder
 		}
 		fallthrough
 	case err != nil:
-		format := lifecycle.LogText // a flag error comes before the format is known
+		format := plan.LogText // a flag error comes before the format is known
 		if cfg != nil {
 			format = cfg.LogFormat
 		}
-		lifecycle.NewLogger(stderr, lifecycle.LevelError, format).Errorf("%s", config.OneLine(err.Error()))
-		return lifecycle.ExitCode(err)
+		lifecycle.NewLogger(stderr, plan.LevelError, format).Errorf("%s", config.OneLine(err.Error()))
+		return plan.ExitCode(err)
 	case l == nil: // -h, --version or --check: done
 		return 0
 	}

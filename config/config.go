@@ -10,17 +10,17 @@ import (
 	"github.com/tend-init/tend/hooks"
 	"github.com/tend-init/tend/internal/excerpt"
 	"github.com/tend-init/tend/internal/user"
-	"github.com/tend-init/tend/lifecycle"
+	"github.com/tend-init/tend/plan"
 	"github.com/tend-init/tend/probe"
 	"github.com/tend-init/tend/signals"
 	"golang.org/x/sys/unix"
 )
 
 // buildConfig turns parsed flags, then the environment for any flag that was
-// not given, into a Config, starting from lifecycle.Default. Flags win over
+// not given, into a Config, starting from plan.Default. Flags win over
 // variables.
-func buildConfig(v values) (*lifecycle.Config, error) {
-	cfg := lifecycle.Default()
+func buildConfig(v values) (*plan.Config, error) {
+	cfg := plan.Default()
 	cfg.Args = v.set.Args()
 	var err error
 	for _, b := range []struct {
@@ -35,7 +35,7 @@ func buildConfig(v values) (*lifecycle.Config, error) {
 		return nil, err
 	}
 	if s, ok := v.str("log-format"); ok {
-		if cfg.LogFormat, err = lifecycle.ParseLogFormat(strings.TrimSpace(s)); err != nil {
+		if cfg.LogFormat, err = plan.ParseLogFormat(strings.TrimSpace(s)); err != nil {
 			return nil, usagef("invalid --log-format value %s: %v", excerpt.Quote(s), err)
 		}
 	}
@@ -113,7 +113,7 @@ func buildConfig(v values) (*lifecycle.Config, error) {
 }
 
 // probeConfig reads the health endpoint and the probes.
-func probeConfig(cfg *lifecycle.Config, v values) error {
+func probeConfig(cfg *plan.Config, v values) error {
 	if addr, ok := v.str("health-addr"); ok {
 		if err := health.ParseAddr(addr); err != nil {
 			return usagef("invalid --health-addr: %v", err)
@@ -123,7 +123,7 @@ func probeConfig(cfg *lifecycle.Config, v values) error {
 	if err := probeParams(v, "probe-", &cfg.Probe); err != nil {
 		return err
 	}
-	for _, kind := range []lifecycle.ProbeKind{lifecycle.ProbeStartup, lifecycle.ProbeReady, lifecycle.ProbeLive} {
+	for _, kind := range []plan.ProbeKind{plan.ProbeStartup, plan.ProbeReady, plan.ProbeLive} {
 		k := kind.String()
 		params := cfg.Probe
 		if err := probeParams(v, k+"-probe-", &params); err != nil {
@@ -157,7 +157,7 @@ func probeConfig(cfg *lifecycle.Config, v values) error {
 // parseCheck reads one [NAME=]SPEC. Settings in a JSON Probe win over the
 // flags. Validation is Kubernetes' (core/v1 validation of Probe): the
 // success threshold of a liveness or startup probe must be 1.
-func parseCheck(kind lifecycle.ProbeKind, val string, p probe.Params) (lifecycle.Check, error) {
+func parseCheck(kind plan.ProbeKind, val string, p probe.Params) (plan.Probe, error) {
 	name, spec := splitName(val)
 	var c probe.Checker
 	var st probe.Settings
@@ -168,21 +168,21 @@ func parseCheck(kind lifecycle.ProbeKind, val string, p probe.Params) (lifecycle
 		c, err = probe.ParseSpec(spec)
 	}
 	if err != nil {
-		return lifecycle.Check{}, err
+		return plan.Probe{}, err
 	}
 	p = st.Apply(p)
 	switch {
 	case p.Period < minPeriod || p.Timeout < minPeriod:
-		return lifecycle.Check{}, fmt.Errorf("period and timeout must be at least %s", minPeriod)
-	case kind != lifecycle.ProbeReady && p.SuccessThreshold != 1:
-		return lifecycle.Check{}, fmt.Errorf("a %s probe's success threshold must be 1, as in Kubernetes, not %d", kind, p.SuccessThreshold)
-	case kind == lifecycle.ProbeReady && st.GracePeriod != nil:
+		return plan.Probe{}, fmt.Errorf("period and timeout must be at least %s", minPeriod)
+	case kind != plan.ProbeReady && p.SuccessThreshold != 1:
+		return plan.Probe{}, fmt.Errorf("a %s probe's success threshold must be 1, as in Kubernetes, not %d", kind, p.SuccessThreshold)
+	case kind == plan.ProbeReady && st.GracePeriod != nil:
 		// validateReadinessProbe (pkg/apis/core/validation/validation.go):
 		// "must not be set for readinessProbes": a readiness probe stops
 		// nothing.
-		return lifecycle.Check{}, errors.New("terminationGracePeriodSeconds must not be set on a readiness probe, as in Kubernetes")
+		return plan.Probe{}, errors.New("terminationGracePeriodSeconds must not be set on a readiness probe, as in Kubernetes")
 	}
-	ch := lifecycle.Check{Kind: kind, Name: name, Checker: c, Params: p}
+	ch := plan.Probe{Kind: kind, Name: name, Checker: c, Params: p}
 	if st.GracePeriod != nil {
 		ch.GracePeriod = *st.GracePeriod
 	}

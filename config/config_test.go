@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/tend-init/tend/hooks"
-	"github.com/tend-init/tend/lifecycle"
+	"github.com/tend-init/tend/plan"
 	"golang.org/x/sys/unix"
 )
 
@@ -26,7 +26,7 @@ func envOf(kv ...string) LookupEnv {
 // its own, set at build time.
 const testVersion = "v0.0.0-test"
 
-func mustParse(t *testing.T, env LookupEnv, args ...string) *lifecycle.Config {
+func mustParse(t *testing.T, env LookupEnv, args ...string) *plan.Config {
 	t.Helper()
 	cfg, _, err := Parse(append([]string{"tend"}, args...), env, testVersion, &bytes.Buffer{})
 	if err != nil || cfg == nil {
@@ -35,7 +35,7 @@ func mustParse(t *testing.T, env LookupEnv, args ...string) *lifecycle.Config {
 	return cfg
 }
 
-func remaps(cfg *lifecycle.Config) []int {
+func remaps(cfg *plan.Config) []int {
 	var out []int
 	for i, on := range cfg.RemapExit {
 		if on {
@@ -107,13 +107,13 @@ func TestParseLogFormat(t *testing.T) {
 	for _, c := range []struct {
 		args []string
 		env  LookupEnv
-		want lifecycle.LogFormat
+		want plan.LogFormat
 	}{
-		{[]string{"app"}, envOf(), lifecycle.LogText},
-		{[]string{"--log-format", "json", "app"}, envOf(), lifecycle.LogJSON},
-		{[]string{"--log-format=text", "app"}, envOf("TEND_LOG_FORMAT", "json"), lifecycle.LogText},
-		{[]string{"app"}, envOf("TEND_LOG_FORMAT", "json"), lifecycle.LogJSON},
-		{[]string{"app"}, envOf("TEND_LOG_FORMAT", ""), lifecycle.LogText},
+		{[]string{"app"}, envOf(), plan.LogText},
+		{[]string{"--log-format", "json", "app"}, envOf(), plan.LogJSON},
+		{[]string{"--log-format=text", "app"}, envOf("TEND_LOG_FORMAT", "json"), plan.LogText},
+		{[]string{"app"}, envOf("TEND_LOG_FORMAT", "json"), plan.LogJSON},
+		{[]string{"app"}, envOf("TEND_LOG_FORMAT", ""), plan.LogText},
 	} {
 		if got := mustParse(t, c.env, c.args...).LogFormat; got != c.want {
 			t.Errorf("%q: got %s, want %s", c.args, got, c.want)
@@ -145,7 +145,7 @@ func TestParseRewriteAndHooks(t *testing.T) {
 	if cfg := mustParse(t, envOf(), "--stop-signal", "PWR", "-r", "PWR:TERM", "app"); cfg.Rewrite[unix.SIGPWR] != unix.SIGTERM {
 		t.Fatalf("--stop-signal PWR -r PWR:TERM: rewrite %v", cfg.Rewrite)
 	}
-	if cfg.HookTimeout != 500*time.Millisecond || cfg.GracePeriod != 2*time.Minute || cfg.DrainTimeout != lifecycle.Default().DrainTimeout {
+	if cfg.HookTimeout != 500*time.Millisecond || cfg.GracePeriod != 2*time.Minute || cfg.DrainTimeout != plan.Default().DrainTimeout {
 		t.Fatalf("durations %v %v %v", cfg.HookTimeout, cfg.GracePeriod, cfg.DrainTimeout)
 	}
 }

@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/tend-init/tend/lifecycle"
+	"github.com/tend-init/tend/plan"
 	"github.com/tend-init/tend/signals"
 	"golang.org/x/sys/unix"
 )
@@ -85,7 +85,7 @@ func (d *dumbInitArgs) debugf(w io.Writer, line string) {
 //
 // buildGodebug is the GODEBUG defaults tend was built with (package
 // main's godebug).
-func ParseDumbInit(args []string, env LookupEnv, buildGodebug string, stderr io.Writer) (cfg *lifecycle.Config, code int, err error) {
+func ParseDumbInit(args []string, env LookupEnv, buildGodebug string, stderr io.Writer) (cfg *plan.Config, code int, err error) {
 	prog := "dumb-init"
 	if len(args) > 0 {
 		prog = args[0]
@@ -151,7 +151,7 @@ func ParseDumbInit(args []string, env LookupEnv, buildGodebug string, stderr io.
 
 // config is tend's configuration for dumb-init's command line d: the
 // TEND_* variables read as Parse reads them, with d over them.
-func (d *dumbInitArgs) config(env LookupEnv, buildGodebug string) (*lifecycle.Config, error) {
+func (d *dumbInitArgs) config(env LookupEnv, buildGodebug string) (*plan.Config, error) {
 	v, err := readValues(nil, env, flagSpecs())
 	if err != nil {
 		return nil, err
@@ -164,7 +164,7 @@ func (d *dumbInitArgs) config(env LookupEnv, buildGodebug string) (*lifecycle.Co
 	cfg.Behaviour = d.behaviour(v, env, buildGodebug)
 	cfg.KillGroup = cfg.KillGroup || d.setsid
 	if _, set := v.str("verbose"); !set {
-		cfg.Verbosity = lifecycle.LevelError
+		cfg.Verbosity = plan.LevelError
 	}
 	for from, to := range d.rewrite {
 		if cfg.Rewrite == nil {
@@ -178,14 +178,14 @@ func (d *dumbInitArgs) config(env LookupEnv, buildGodebug string) (*lifecycle.Co
 // behaviour is how dumb-init 1.2.5 behaves (dumb-init.c), for
 // lifecycle's loop. A setting is the user's when its variable is set, as
 // values reads it; dumb-init's default holds otherwise.
-func (d *dumbInitArgs) behaviour(v values, env LookupEnv, buildGodebug string) lifecycle.Behaviour {
+func (d *dumbInitArgs) behaviour(v values, env LookupEnv, buildGodebug string) plan.Behaviour {
 	// dumb-init never kills; TEND_GRACE_PERIOD asks for tend's SIGKILL.
 	_, graceKill := v.str("grace-period")
-	group := lifecycle.GroupShared // -c: the app stays in dumb-init's group
+	group := plan.GroupShared // -c: the app stays in dumb-init's group
 	if d.setsid {
-		group = lifecycle.GroupSession
+		group = plan.GroupSession
 	}
-	return lifecycle.Behaviour{
+	return plan.Behaviour{
 		// main: it blocks and sigwaits on every signal 1..31.
 		ForwardCatchable: true,
 		ForwardURG:       asyncPreemptOff(env, buildGodebug),

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tend-init/tend/lifecycle"
+	"github.com/tend-init/tend/plan"
 	"golang.org/x/sys/unix"
 )
 
@@ -114,7 +114,7 @@ func TestParseDumbInit(t *testing.T) {
 			t.Errorf("%q: no config (code %d)", c.args, code)
 			continue
 		}
-		setsid := cfg.AppGroup == lifecycle.GroupSession
+		setsid := cfg.AppGroup == plan.GroupSession
 		if strings.Join(cfg.Args, " ") != c.prog || setsid != c.setsid || cfg.TermGroupOnExit != c.setsid || cfg.Trace != c.debug || cfg.KillGroup != c.setsid {
 			t.Errorf("%q: args %q setsid %v (TERM to the group at exit %v) trace %v kill-group %v; want %q %v %v %v", c.args, cfg.Args, setsid, cfg.TermGroupOnExit, cfg.Trace, cfg.KillGroup, c.prog, c.setsid, c.debug, c.setsid)
 		}
@@ -133,7 +133,7 @@ func TestParseDumbInit(t *testing.T) {
 // its variables, and the dumb-init mode's own defaults give way only to a
 // variable that names the setting.
 func TestDumbInitKeepsTendVariables(t *testing.T) {
-	parse := func(env ...string) *lifecycle.Config {
+	parse := func(env ...string) *plan.Config {
 		t.Helper()
 		cfg, _, err := ParseDumbInit([]string{"dumb-init", "app"}, envOf(env...), "", io.Discard)
 		if err != nil || cfg == nil {
@@ -142,7 +142,7 @@ func TestDumbInitKeepsTendVariables(t *testing.T) {
 		return cfg
 	}
 	def := parse()
-	if def.Verbosity != lifecycle.LevelError || def.KillAtGrace || def.HealthAddr != "" || len(def.PreStop) != 0 {
+	if def.Verbosity != plan.LevelError || def.KillAtGrace || def.HealthAddr != "" || len(def.PreStop) != 0 {
 		t.Errorf("defaults: verbosity %d grace-kill %v health %q pre-stop %v; want errors only, no SIGKILL, nothing else", def.Verbosity, def.KillAtGrace, def.HealthAddr, def.PreStop)
 	}
 	cfg := parse("TEND_VERBOSITY", "3", "TEND_GRACE_PERIOD", "7s", "TEND_HEALTH_ADDR", "127.0.0.1:0",
@@ -191,18 +191,18 @@ func TestAsyncPreemptOff(t *testing.T) {
 // by field (dumb-init.c, as config/dumbinit.go cites it), and tend's own
 // defaults beside it: a mode is these values, nothing the loop tests for.
 func TestDumbInitBehaviour(t *testing.T) {
-	want := lifecycle.Behaviour{ForwardCatchable: true, SuspendOnJobStop: true, AppGroup: lifecycle.GroupSession,
+	want := plan.Behaviour{ForwardCatchable: true, SuspendOnJobStop: true, AppGroup: plan.GroupSession,
 		TermGroupOnExit: true, ChdirRoot: true, TraceTag: "[dumb-init] ", ExecFailCode: 2, ExecFailLine: "[dumb-init] %[1]s: %[2]s\n"}
 	for _, c := range []struct {
 		args []string
 		env  []string
-		edit func(*lifecycle.Behaviour)
+		edit func(*plan.Behaviour)
 	}{
 		{args: []string{"dumb-init", "app"}},
-		{args: []string{"dumb-init", "-c", "-v", "app"}, edit: func(b *lifecycle.Behaviour) {
-			b.AppGroup, b.TermGroupOnExit, b.Trace = lifecycle.GroupShared, false, true
+		{args: []string{"dumb-init", "-c", "-v", "app"}, edit: func(b *plan.Behaviour) {
+			b.AppGroup, b.TermGroupOnExit, b.Trace = plan.GroupShared, false, true
 		}},
-		{args: []string{"dumb-init", "app"}, env: []string{"TEND_GRACE_PERIOD", "3s", "GODEBUG", "asyncpreemptoff=1"}, edit: func(b *lifecycle.Behaviour) {
+		{args: []string{"dumb-init", "app"}, env: []string{"TEND_GRACE_PERIOD", "3s", "GODEBUG", "asyncpreemptoff=1"}, edit: func(b *plan.Behaviour) {
 			b.KillAtGrace, b.ForwardURG = true, true
 		}},
 	} {
@@ -218,8 +218,8 @@ func TestDumbInitBehaviour(t *testing.T) {
 			t.Errorf("%q %q:\n got %+v\nwant %+v", c.args, c.env, cfg.Behaviour, w)
 		}
 	}
-	tini := lifecycle.Behaviour{ContAfterStop: true, KillAtGrace: true, WarnNotReaper: true}
-	if got := lifecycle.Default().Behaviour; got != tini {
+	tini := plan.Behaviour{ContAfterStop: true, KillAtGrace: true, WarnNotReaper: true}
+	if got := plan.Default().Behaviour; got != tini {
 		t.Errorf("tend's own behaviour %+v, want tini's %+v", got, tini)
 	}
 }

@@ -5,7 +5,7 @@ import (
 	"io"
 	"strings"
 
-	"github.com/tend-init/tend/lifecycle"
+	"github.com/tend-init/tend/plan"
 	"github.com/urfave/cli/v2"
 )
 
@@ -26,7 +26,7 @@ type flagSpec struct {
 	kind  flagKind
 	env   []string // TEND_* first, then tini's name if any
 	usage string
-	// def is the default shown in -h, read from lifecycle.Default so
+	// def is the default shown in -h, read from plan.Default so
 	// that it is written nowhere else.
 	def string
 	// splitEnv splits a list variable into values. Nil means one value
@@ -43,7 +43,7 @@ func flagSpecs() []flagSpec {
 	}
 	// A probe may contain commas and spaces, so its variable holds one
 	// probe per line.
-	d := lifecycle.Default()
+	d := plan.Default()
 	lines := func(s string) []string {
 		var out []string
 		for _, l := range strings.Split(s, "\n") {

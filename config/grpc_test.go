@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tend-init/tend/lifecycle"
+	"github.com/tend-init/tend/plan"
 	"github.com/tend-init/tend/probe"
 )
 
@@ -48,7 +48,7 @@ func TestParseProbeGracePeriod(t *testing.T) {
 		}
 	}
 	cfg := mustParse(t, envOf(), "--live-probe", `{"grpc":{"port":50051}}`, "true")
-	if len(cfg.Checks) != 1 || cfg.Checks[0].GracePeriod != 0 || cfg.Checks[0].Kind != lifecycle.ProbeLive {
+	if len(cfg.Checks) != 1 || cfg.Checks[0].GracePeriod != 0 || cfg.Checks[0].Kind != plan.ProbeLive {
 		t.Errorf("no terminationGracePeriodSeconds: checks %+v", cfg.Checks)
 	}
 	_, _, err := Parse([]string{"tend", "--ready-probe", j, "true"}, envOf(), testVersion, &bytes.Buffer{})

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/tend-init/tend/internal/excerpt"
-	"github.com/tend-init/tend/lifecycle"
+	"github.com/tend-init/tend/plan"
 )
 
 // readValues parses the command line (args without the program name) into
@@ -137,7 +137,7 @@ func (v values) list(long string) []string {
 func (v values) verbosity() (int, error) {
 	if v.given["verbose"] {
 		if c, ok := v.set.Lookup("verbose").Value.(interface{ Count() int }); ok {
-			return lifecycle.LevelWarn + c.Count(), nil
+			return plan.LevelWarn + c.Count(), nil
 		}
 	}
 	for _, name := range v.spec("verbose").env {
@@ -151,7 +151,7 @@ func (v values) verbosity() (int, error) {
 		}
 		return n, nil
 	}
-	return lifecycle.LevelWarn, nil
+	return plan.LevelWarn, nil
 }
 
 // duration sets *dst to a positive duration flag, if it is given.

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tend-init/tend/plan"
 	"github.com/tend-init/tend/signals"
 	"golang.org/x/sys/unix"
 )
@@ -19,9 +20,9 @@ import (
 // dumbInit is the behaviour config's dumb-init command line fills
 // (config/dumbinit.go, checked by config's TestDumbInitBehaviour), without
 // the trace and the grace period's SIGKILL.
-func dumbInit(c *Config, group AppGroup) {
-	c.Behaviour = Behaviour{ForwardCatchable: true, SuspendOnJobStop: true, AppGroup: group,
-		TermGroupOnExit: group == GroupSession, ChdirRoot: true, TraceTag: "[dumb-init] ",
+func dumbInit(c *plan.Config, group plan.AppGroup) {
+	c.Behaviour = plan.Behaviour{ForwardCatchable: true, SuspendOnJobStop: true, AppGroup: group,
+		TermGroupOnExit: group == plan.GroupSession, ChdirRoot: true, TraceTag: "[dumb-init] ",
 		ExecFailCode: 2, ExecFailLine: "[dumb-init] %[1]s: %[2]s\n"}
 }
 
@@ -29,14 +30,14 @@ func dumbInit(c *Config, group AppGroup) {
 // machine with no processes (behaviour.go names them; dumb-init.c is the
 // source).
 func TestDumbInitMachine(t *testing.T) {
-	setsid := func(c *Config) {
-		dumbInit(c, GroupSession)
+	setsid := func(c *plan.Config) {
+		dumbInit(c, plan.GroupSession)
 		c.KillGroup = true
 		c.Rewrite = signals.Rewrite{unix.SIGTSTP: unix.SIGSTOP, unix.SIGTTIN: unix.SIGSTOP, unix.SIGTTOU: unix.SIGSTOP}
 	}
 	cases := []struct {
 		name    string
-		cfg     func(*Config)
+		cfg     func(*plan.Config)
 		handOff bool // tend detached from the terminal of the session it led
 		steps   []step
 		acts    []string
@@ -52,7 +53,7 @@ func TestDumbInitMachine(t *testing.T) {
 		},
 		{
 			name: "TEND_GRACE_PERIOD given: SIGKILL at the grace period, as tend",
-			cfg: func(c *Config) {
+			cfg: func(c *plan.Config) {
 				setsid(c)
 				c.KillAtGrace = true
 			},
@@ -68,7 +69,7 @@ func TestDumbInitMachine(t *testing.T) {
 		},
 		{
 			name: "a terminal stop signal a rule drops still suspends tend",
-			cfg: func(c *Config) {
+			cfg: func(c *plan.Config) {
 				setsid(c)
 				c.Rewrite[unix.SIGTTIN] = 0
 			},
@@ -85,8 +86,8 @@ func TestDumbInitMachine(t *testing.T) {
 		},
 		{
 			name: "single-child mode: the app alone, and no TERM to a group at its exit",
-			cfg: func(c *Config) {
-				dumbInit(c, GroupShared)
+			cfg: func(c *plan.Config) {
+				dumbInit(c, plan.GroupShared)
 			},
 			steps: []step{ev(sigEvent{unix.SIGUSR1}), ev(sigEvent{unix.SIGTSTP}), ev(appExit{3})},
 			acts:  []string{"signal SIGUSR1", "signal SIGTSTP", "suspend"},
@@ -94,7 +95,7 @@ func TestDumbInitMachine(t *testing.T) {
 		},
 		{
 			name: "-v: dumb-init's lines",
-			cfg: func(c *Config) {
+			cfg: func(c *plan.Config) {
 				setsid(c)
 				c.Trace = true
 				c.Rewrite[unix.SIGTERM] = unix.SIGQUIT

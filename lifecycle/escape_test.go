@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/tend-init/tend/plan"
 )
 
 // TestEscapeText: every control byte, C1 control, line or paragraph
@@ -102,7 +104,7 @@ func TestTerminationText(t *testing.T) {
 // stays one line; the prefix and an ordinary message are unchanged.
 func TestTextLogEscapes(t *testing.T) {
 	var b bytes.Buffer
-	l := NewLogger(&b, LevelWarn, LogText)
+	l := NewLogger(&b, plan.LevelWarn, plan.LogText)
 	l.Warnf("liveness probe failed: status 500: %s", "\x1b[31mred\x1b[0m\x00\v\f\u2028\x7f\u009b\xff\nfake [tend 1] ERROR: forged")
 	want := fmt.Sprintf("[tend %d] WARN: liveness probe failed: status 500: "+
 		`\x1b[31mred\x1b[0m\x00\x0b\x0c\u2028\x7f\u009b\xff\nfake [tend 1] ERROR: forged`+"\n", os.Getpid())

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"slices"
 
+	"github.com/tend-init/tend/plan"
 	"github.com/tend-init/tend/signals"
 	"golang.org/x/sys/unix"
 )
@@ -40,7 +41,7 @@ func (m *machine) onSignal(recv unix.Signal) {
 			// starts, and the drain and post-stop follow.
 			m.st.terminating = true
 			m.log.With(sigField(recv)).Infof("received %s during pre-start: the app will not start", signals.Name(recv))
-			m.cancelHook(hookPreStart, errors.New("received "+signals.Name(recv)))
+			m.cancelHook(plan.HookPreStart, errors.New("received "+signals.Name(recv)))
 			return
 		case m.canBeginStop():
 			if m.cfg.StopSignalSet {

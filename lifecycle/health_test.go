@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/tend-init/tend/hooks"
+	"github.com/tend-init/tend/plan"
 	"github.com/tend-init/tend/probe"
 )
 
@@ -39,16 +40,16 @@ func TestReadinessAndLiveness(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			m, _ := newTestMachine(func(cfg *Config) {
+			m, _ := newTestMachine(func(cfg *plan.Config) {
 				cfg.PostStart = make([]hooks.Action, c.postStart)
 				if c.ready {
-					cfg.Checks = []Check{{Kind: ProbeReady, Name: "db", Params: params}}
+					cfg.Checks = []plan.Probe{{Kind: plan.ProbeReady, Name: "db", Params: params}}
 				}
 			})
 			m.st = c.st
-			m.st.hooks = map[HookKind]*hookRun{}
+			m.st.hooks = map[plan.HookKind]*hookRun{}
 			if c.runningHook {
-				m.st.hooks[hookPostStart] = &hookRun{}
+				m.st.hooks[plan.HookPostStart] = &hookRun{}
 			}
 			if ok, why := m.readiness(); why != c.wantReady || ok != (why == "ok") {
 				t.Errorf("readiness = %v %q, want %q", ok, why, c.wantReady)

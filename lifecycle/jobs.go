@@ -4,12 +4,13 @@ import (
 	"os"
 
 	"github.com/tend-init/tend/hooks"
+	"github.com/tend-init/tend/plan"
 	"github.com/tend-init/tend/probe"
 	"golang.org/x/sys/unix"
 )
 
 // The behaviours that act on the app's process group and on tend itself
-// (Behaviour's SuspendOnJobStop, TermGroupOnExit and ForwardCatchable).
+// (plan.Behaviour's SuspendOnJobStop, TermGroupOnExit and ForwardCatchable).
 
 // isJobStop: the terminal's stop signals (SuspendOnJobStop).
 func isJobStop(sig unix.Signal) bool {
@@ -44,7 +45,7 @@ func (m *machine) termGroupOnExit(code int) {
 // endpoint, an HTTP, TCP or gRPC probe, or an HTTP hook. A PIPE raised by
 // one of those writes cannot be told from a PIPE someone sent, so
 // ForwardCatchable then leaves PIPE out (signals.Catchable).
-func ownsSockets(cfg *Config) bool {
+func ownsSockets(cfg *plan.Config) bool {
 	if cfg.HealthAddr != "" {
 		return true
 	}

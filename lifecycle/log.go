@@ -9,47 +9,10 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/tend-init/tend/plan"
 	"github.com/tend-init/tend/signals"
 	"golang.org/x/sys/unix"
 )
-
-// Verbosity levels, as tini counts them: warnings are shown by default,
-// -v adds info and -vv adds debug. Errors are always shown.
-const (
-	LevelError = iota
-	LevelWarn
-	LevelInfo
-	LevelDebug
-)
-
-// LogFormat is how a line is written: tini's text, or one JSON object.
-type LogFormat int
-
-const (
-	// LogText is "[tend PID] LEVEL: message", as tini writes; the default.
-	LogText LogFormat = iota
-	// LogJSON is one JSON object per line, written by slog's JSONHandler:
-	// time (RFC 3339, UTC), level, msg, pid, then the event's fields.
-	LogJSON
-)
-
-// ParseLogFormat reads --log-format's value: "text" or "json".
-func ParseLogFormat(s string) (LogFormat, error) {
-	switch s {
-	case "text":
-		return LogText, nil
-	case "json":
-		return LogJSON, nil
-	}
-	return 0, fmt.Errorf("want text or json")
-}
-
-func (f LogFormat) String() string {
-	if f == LogJSON {
-		return "json"
-	}
-	return "text"
-}
 
 // SlogLevel is the slog level that a tend verbosity shows down to: 0
 // errors, 1 (the default) warnings, 2 (-v) info, 3 or more (-vv) debug.
@@ -57,11 +20,11 @@ func (f LogFormat) String() string {
 // or DEBUG, the same words the text format uses.
 func SlogLevel(verbosity int) slog.Level {
 	switch {
-	case verbosity <= LevelError:
+	case verbosity <= plan.LevelError:
 		return slog.LevelError
-	case verbosity == LevelWarn:
+	case verbosity == plan.LevelWarn:
 		return slog.LevelWarn
-	case verbosity == LevelInfo:
+	case verbosity == plan.LevelInfo:
 		return slog.LevelInfo
 	}
 	return slog.LevelDebug
@@ -91,7 +54,7 @@ type Logger struct {
 	json    slog.Handler  // nil: text
 	q       chan logEntry // nil: write synchronously
 	dropped atomic.Uint64
-	trace   string // Behaviour.TraceTag with the trace on, else "": Tracef (trace.go)
+	trace   string // plan.Behaviour.TraceTag with the trace on, else "": Tracef (trace.go)
 }
 
 // logEntry is a line to write, a record to encode, or a flush request to
@@ -107,9 +70,9 @@ const logQueue = 1024
 
 // NewLogger writes each line before returning: for set-up errors, where
 // tend exits right after, and for tests.
-func NewLogger(w io.Writer, level int, format LogFormat) *Logger {
+func NewLogger(w io.Writer, level int, format plan.LogFormat) *Logger {
 	l := &Logger{w: w, level: level, pid: os.Getpid()}
-	if format == LogJSON {
+	if format == plan.LogJSON {
 		// Only the JSON handler is used: slog's text handler is never
 		// referenced, so the linker leaves it out. pid is encoded once,
 		// here, not on every line.
@@ -120,7 +83,7 @@ func NewLogger(w io.Writer, level int, format LogFormat) *Logger {
 }
 
 // newAsyncLogger queues lines for a writer goroutine; see Logger.
-func newAsyncLogger(w io.Writer, level int, format LogFormat) *Logger {
+func newAsyncLogger(w io.Writer, level int, format plan.LogFormat) *Logger {
 	l := NewLogger(w, level, format)
 	l.q = make(chan logEntry, logQueue)
 	go l.drain()
@@ -134,7 +97,7 @@ func (l *Logger) drain() {
 			continue
 		}
 		if n := l.dropped.Swap(0); n > 0 {
-			l.emit(l.entry(LevelWarn, []slog.Attr{slog.Uint64("dropped", n)},
+			l.emit(l.entry(plan.LevelWarn, []slog.Attr{slog.Uint64("dropped", n)},
 				fmt.Sprintf("%d log line(s) dropped: stderr was not read fast enough", n)))
 		}
 		l.emit(e)
@@ -214,12 +177,12 @@ func (l *Logger) put(e logEntry) {
 }
 
 func (l *Logger) Errorf(format string, args ...any) {
-	l.logf(LevelError, nil, format, args...)
+	l.logf(plan.LevelError, nil, format, args...)
 }
-func (l *Logger) Warnf(format string, args ...any) { l.logf(LevelWarn, nil, format, args...) }
-func (l *Logger) Infof(format string, args ...any) { l.logf(LevelInfo, nil, format, args...) }
+func (l *Logger) Warnf(format string, args ...any) { l.logf(plan.LevelWarn, nil, format, args...) }
+func (l *Logger) Infof(format string, args ...any) { l.logf(plan.LevelInfo, nil, format, args...) }
 func (l *Logger) Debugf(format string, args ...any) {
-	l.logf(LevelDebug, nil, format, args...)
+	l.logf(plan.LevelDebug, nil, format, args...)
 }
 
 // With is a line with structured fields: in JSON they are keys beside msg;
@@ -235,24 +198,24 @@ type Fields struct {
 }
 
 func (f Fields) Errorf(format string, args ...any) {
-	f.l.logf(LevelError, f.attrs, format, args...)
+	f.l.logf(plan.LevelError, f.attrs, format, args...)
 }
 func (f Fields) Warnf(format string, args ...any) {
-	f.l.logf(LevelWarn, f.attrs, format, args...)
+	f.l.logf(plan.LevelWarn, f.attrs, format, args...)
 }
 func (f Fields) Infof(format string, args ...any) {
-	f.l.logf(LevelInfo, f.attrs, format, args...)
+	f.l.logf(plan.LevelInfo, f.attrs, format, args...)
 }
 func (f Fields) Debugf(format string, args ...any) {
-	f.l.logf(LevelDebug, f.attrs, format, args...)
+	f.l.logf(plan.LevelDebug, f.attrs, format, args...)
 }
 
 // The fields' keys, one spelling each. Durations are slog's: whole
 // nanoseconds.
-func hookField(k HookKind) slog.Attr     { return slog.String("hook", k.String()) }
-func sigField(s unix.Signal) slog.Attr   { return slog.String("signal", signals.Name(s)) }
-func durField(d time.Duration) slog.Attr { return slog.Duration("duration", d) }
-func appPidField(pid int) slog.Attr      { return slog.Int("app_pid", pid) }
+func hookField(k plan.HookKind) slog.Attr { return slog.String("hook", k.String()) }
+func sigField(s unix.Signal) slog.Attr    { return slog.String("signal", signals.Name(s)) }
+func durField(d time.Duration) slog.Attr  { return slog.Duration("duration", d) }
+func appPidField(pid int) slog.Attr       { return slog.Int("app_pid", pid) }
 
 // errField is the error's text; "" for none.
 func errField(err error) slog.Attr {
@@ -264,5 +227,5 @@ func errField(err error) slog.Attr {
 
 // probeField names a check (its name, or its kind when unnamed), and
 // probeKindField says which kind it is: startup, ready or live.
-func probeField(c Check) slog.Attr     { return slog.String("probe", c.Name) }
-func probeKindField(c Check) slog.Attr { return slog.String("probe_kind", c.Kind.String()) }
+func probeField(c plan.Probe) slog.Attr     { return slog.String("probe", c.Name) }
+func probeKindField(c plan.Probe) slog.Attr { return slog.String("probe_kind", c.Kind.String()) }

@@ -13,6 +13,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/tend-init/tend/plan"
 	"golang.org/x/sys/unix"
 )
 
@@ -20,10 +21,10 @@ import (
 // not: tini's users grep it.
 func TestTextLinesUnchanged(t *testing.T) {
 	var b bytes.Buffer
-	l := NewLogger(&b, LevelDebug, LogText)
+	l := NewLogger(&b, plan.LevelDebug, plan.LogText)
 	l.Warnf("stop: %s; grace period %s", "liveness probe failed", 30*time.Second)
-	l.With(hookField(hookPreStop), durField(1500*time.Millisecond), errField(errors.New("exit status 1"))).
-		Warnf("%s failed after %s: %v", hookPreStop, 1500*time.Millisecond, "exit status 1")
+	l.With(hookField(plan.HookPreStop), durField(1500*time.Millisecond), errField(errors.New("exit status 1"))).
+		Warnf("%s failed after %s: %v", plan.HookPreStop, 1500*time.Millisecond, "exit status 1")
 	l.With(sigField(unix.SIGTERM)).Debugf("forwarded %s to pid %d", "SIGTERM", 7)
 	pid := os.Getpid()
 	want := fmt.Sprintf("[tend %d] WARN: stop: liveness probe failed; grace period 30s\n"+
@@ -53,10 +54,10 @@ func jsonLines(t *testing.T, out string) []map[string]any {
 // the message is the text line's.
 func TestJSONLine(t *testing.T) {
 	var b bytes.Buffer
-	l := NewLogger(&b, LevelWarn, LogJSON)
+	l := NewLogger(&b, plan.LevelWarn, plan.LogJSON)
 	before := time.Now()
-	l.With(hookField(hookPostStart), durField(1500*time.Millisecond), errField(errors.New("timed out")), slog.Int("code", 69)).
-		Warnf("%s failed after %s: %v", hookPostStart, 1500*time.Millisecond, "timed out")
+	l.With(hookField(plan.HookPostStart), durField(1500*time.Millisecond), errField(errors.New("timed out")), slog.Int("code", 69)).
+		Warnf("%s failed after %s: %v", plan.HookPostStart, 1500*time.Millisecond, "timed out")
 	o := jsonLines(t, b.String())[0]
 	ts, _ := o["time"].(string)
 	at, err := time.Parse(time.RFC3339, ts)
@@ -95,7 +96,7 @@ func TestLevels(t *testing.T) {
 		3: {"ERROR", "WARN", "INFO", "DEBUG"},
 		7: {"ERROR", "WARN", "INFO", "DEBUG"},
 	} {
-		for _, format := range []LogFormat{LogText, LogJSON} {
+		for _, format := range []plan.LogFormat{plan.LogText, plan.LogJSON} {
 			var b bytes.Buffer
 			l := NewLogger(&b, verbosity, format)
 			l.Errorf("e")
@@ -104,7 +105,7 @@ func TestLevels(t *testing.T) {
 			l.Debugf("d")
 			var got []string
 			for _, line := range strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n") {
-				if format == LogText {
+				if format == plan.LogText {
 					_, rest, _ := strings.Cut(line, "] ")
 					tag, _, _ := strings.Cut(rest, ":")
 					got = append(got, tag)
@@ -127,13 +128,13 @@ func TestLevels(t *testing.T) {
 }
 
 func TestParseLogFormat(t *testing.T) {
-	for s, want := range map[string]LogFormat{"text": LogText, "json": LogJSON} {
-		if f, err := ParseLogFormat(s); err != nil || f != want || f.String() != s {
+	for s, want := range map[string]plan.LogFormat{"text": plan.LogText, "json": plan.LogJSON} {
+		if f, err := plan.ParseLogFormat(s); err != nil || f != want || f.String() != s {
 			t.Errorf("%q: %v %v", s, f, err)
 		}
 	}
 	for _, s := range []string{"", "JSON", "logfmt", "json "} {
-		if _, err := ParseLogFormat(s); err == nil {
+		if _, err := plan.ParseLogFormat(s); err == nil {
 			t.Errorf("%q accepted", s)
 		}
 	}
@@ -159,7 +160,7 @@ func (w *blockedWriter) Write(p []byte) (int, error) {
 // count is reported, as JSON, once stderr moves again.
 func TestJSONNeverBlocks(t *testing.T) {
 	w := &blockedWriter{release: make(chan struct{})}
-	l := newAsyncLogger(w, LevelWarn, LogJSON)
+	l := newAsyncLogger(w, plan.LevelWarn, plan.LogJSON)
 	start := time.Now()
 	n := 3 * logQueue
 	for i := range n {
@@ -209,7 +210,7 @@ func FuzzJSONLine(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, msg, field string) {
 		var b bytes.Buffer
-		NewLogger(&b, LevelDebug, LogJSON).With(slog.String("error", field)).Errorf("%s", msg)
+		NewLogger(&b, plan.LevelDebug, plan.LogJSON).With(slog.String("error", field)).Errorf("%s", msg)
 		out := b.String()
 		if strings.Count(out, "\n") != 1 || !strings.HasSuffix(out, "\n") {
 			t.Fatalf("not one line: %q", out)

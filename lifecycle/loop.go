@@ -11,6 +11,7 @@ import (
 
 	"github.com/tend-init/tend/health"
 	"github.com/tend-init/tend/hooks"
+	"github.com/tend-init/tend/plan"
 	"github.com/tend-init/tend/reaper"
 	"github.com/tend-init/tend/signals"
 	"github.com/tend-init/tend/subreaper"
@@ -22,7 +23,7 @@ import (
 // Goroutines that run hooks or probes only send events; every decision is
 // the machine's, taken on the loop goroutine.
 type Loop struct {
-	cfg    Config
+	cfg    plan.Config
 	log    *Logger
 	m      *machine
 	reap   *reaper.Reaper
@@ -39,7 +40,7 @@ type Loop struct {
 	probeCtx  context.Context // nil until the first check starts
 	relay     *hooks.Relay    // hooks' output on its way to tend's stdout and stderr; nil until the first hook
 	// ctty: whether the app takes stdin as its controlling terminal, or
-	// why not (GroupSession, session.go). childDir: where hooks and exec
+	// why not (plan.GroupSession, session.go). childDir: where hooks and exec
 	// probes start once tend has left it for / (ChdirRoot). exits: what
 	// the last Reap collected, for the trace (trace.go).
 	ctty     attach
@@ -56,7 +57,7 @@ type Loop struct {
 // New performs the set-up in the order that loses nothing: the parent-death
 // signal, the subreaper bit, the health listener, the signal handlers, and
 // only then the app. An error is a set-up failure; ExitCode gives its code.
-func New(cfg Config, stderr io.Writer) (l *Loop, err error) {
+func New(cfg plan.Config, stderr io.Writer) (l *Loop, err error) {
 	l = &Loop{
 		cfg:       cfg,
 		log:       newAsyncLogger(stderr, cfg.Verbosity, cfg.LogFormat),
@@ -111,7 +112,7 @@ func New(cfg Config, stderr io.Writer) (l *Loop, err error) {
 	} else {
 		l.sigs = signals.Listen(cfg.StopSignal)
 	}
-	if cfg.AppGroup == GroupSession {
+	if cfg.AppGroup == plan.GroupSession {
 		// After Listen: giving up the terminal sends tend HUP and CONT.
 		l.ctty = l.detachTerminal()
 	}

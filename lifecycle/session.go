@@ -10,11 +10,12 @@ import (
 	"strconv"
 	"syscall"
 
+	"github.com/tend-init/tend/plan"
 	"github.com/tend-init/tend/reaper"
 	"golang.org/x/sys/unix"
 )
 
-// The app in a new session (GroupSession, whose doc cites the source):
+// The app in a new session (plan.GroupSession, whose doc cites the source):
 // tend gives up its controlling terminal, and the app, after setsid(),
 // asks for stdin's terminal with ioctl(0, TIOCSCTTY, 0); when that fails,
 // the trace says "Unable to attach to controlling tty" and the app runs
@@ -124,12 +125,12 @@ func ttyNr(stat []byte) (int64, bool) {
 
 // groupAttr is how the app starts for AppGroup: a new session, with
 // stdin's terminal when it can take it, or tend's own process group (no
-// Setpgid); nil for GroupOwn, whose attributes appCommand chose.
-func groupAttr(g AppGroup, ctty attach) *syscall.SysProcAttr {
+// Setpgid); nil for plan.GroupOwn, whose attributes appCommand chose.
+func groupAttr(g plan.AppGroup, ctty attach) *syscall.SysProcAttr {
 	switch g {
-	case GroupSession:
+	case plan.GroupSession:
 		return &syscall.SysProcAttr{Setsid: true, Setctty: ctty.ok, Ctty: 0}
-	case GroupShared:
+	case plan.GroupShared:
 		return &syscall.SysProcAttr{}
 	}
 	return nil
@@ -137,7 +138,7 @@ func groupAttr(g AppGroup, ctty attach) *syscall.SysProcAttr {
 
 // ignoreOnce reports whether recv is the first HUP or CONT after tend
 // detached from the terminal of the session it led: the kernel sends both
-// to tend's group then, and they must not reach the app (GroupSession).
+// to tend's group then, and they must not reach the app (plan.GroupSession).
 func (m *machine) ignoreOnce(recv unix.Signal) bool {
 	i := slices.Index(m.st.ignoreOnce, recv)
 	if i < 0 {
@@ -154,7 +155,7 @@ func (m *machine) ignoreOnce(recv unix.Signal) bool {
 // EPERM from elsewhere (exec, setuid) comes back on the second try.
 func (l *Loop) startCtty(start func(*exec.Cmd) (*reaper.Child, error), cmd *exec.Cmd) (*reaper.Child, error) {
 	app, err := reaper.ScriptWith(start, cmd)
-	if err == nil || cmd.SysProcAttr == nil || !cmd.SysProcAttr.Setctty || l.cfg.AppGroup != GroupSession || !errors.Is(err, unix.EPERM) {
+	if err == nil || cmd.SysProcAttr == nil || !cmd.SysProcAttr.Setctty || l.cfg.AppGroup != plan.GroupSession || !errors.Is(err, unix.EPERM) {
 		return app, err
 	}
 	cmd.SysProcAttr.Setctty = false

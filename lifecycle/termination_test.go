@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tend-init/tend/plan"
 	"golang.org/x/sys/unix"
 )
 
@@ -94,7 +95,7 @@ func TestTerminationMessageBounded(t *testing.T) {
 	terminationWrite = func(string, []byte) error { <-release; return nil }
 	terminationBound = 50 * time.Millisecond
 	var log strings.Builder
-	l := &Loop{cfg: Config{TerminationMessagePath: "/stalled"}, log: NewLogger(&log, LevelWarn, LogText)}
+	l := &Loop{cfg: plan.Config{TerminationMessagePath: "/stalled"}, log: NewLogger(&log, plan.LevelWarn, plan.LogText)}
 	done := make(chan struct{})
 	go func() { l.writeTerminationMessage("why"); close(done) }()
 	select {

@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/tend-init/tend/hooks"
+	"github.com/tend-init/tend/plan"
 	"github.com/tend-init/tend/reaper"
 )
 
@@ -67,7 +68,7 @@ const threadsLog = 1
 // threadBudget is the most threads tend can need at once with cfg, with
 // GOMAXPROCS=1. Each goroutine that can be in a blocking system call is
 // counted once.
-func threadBudget(cfg *Config) int {
+func threadBudget(cfg *plan.Config) int {
 	n := threadsRuntime + threadsP + threadsPoll + threadsLog
 	if cfg.TerminationMessagePath != "" {
 		n++ // the loop itself, writing the message
@@ -111,7 +112,7 @@ func hasCommand(hs ...[]hooks.Action) bool {
 // threads that tend will need, so that none is created once the app can
 // fill the pid limit. Call it after signals.Listen, before the app starts.
 // It returns the threads wanted and the threads tend has (-1: unknown).
-func reserveThreads(cfg *Config) (want, have int) {
+func reserveThreads(cfg *plan.Config) (want, have int) {
 	runtime.GOMAXPROCS(1) // done by internal/oneproc already; kept so the budget's premise is stated here
 	want = threadBudget(cfg)
 	return want, pinThreads(want)

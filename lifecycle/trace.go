@@ -5,12 +5,13 @@ import (
 	"fmt"
 	"syscall"
 
+	"github.com/tend-init/tend/plan"
 	"github.com/tend-init/tend/reaper"
 	"golang.org/x/sys/unix"
 )
 
-// The trace (Behaviour.Trace) and the exec-failure line
-// (Behaviour.ExecFailCode): a peer's own wording, for its users' scripts.
+// The trace (plan.Behaviour.Trace) and the exec-failure line
+// (plan.Behaviour.ExecFailCode): a peer's own wording, for its users' scripts.
 
 // Tracef writes one trace line, the tag and the message, when the trace is
 // on; in order with tend's own lines, through the same queue.
@@ -55,7 +56,7 @@ func (l *Loop) observeExits(e reaper.Exit) { l.exits = append(l.exits, e) }
 // peer's child says of its terminal, which ours cannot say itself.
 func (l *Loop) traceStarted(pid int) {
 	l.log.Tracef("Child spawned with PID %d.", pid)
-	if l.cfg.AppGroup == GroupSession {
+	if l.cfg.AppGroup == plan.GroupSession {
 		if !l.ctty.ok {
 			l.log.Tracef("Unable to attach to controlling tty (errno=%d %s).", int(l.ctty.errno), Strerror(l.ctty.errno))
 		}
@@ -64,7 +65,7 @@ func (l *Loop) traceStarted(pid int) {
 }
 
 // ExecFailure is the line for a program that cannot be run, format
-// (Behaviour.ExecFailLine) with the program and glibc's wording of the
+// (plan.Behaviour.ExecFailLine) with the program and glibc's wording of the
 // errno, and whether err is that failure.
 func ExecFailure(err error, format string) (string, bool) {
 	var e *execError

@@ -13,6 +13,7 @@ import (
 	"github.com/tend-init/tend/hooks"
 	"github.com/tend-init/tend/http1"
 	"github.com/tend-init/tend/internal/user"
+	"github.com/tend-init/tend/plan"
 	"github.com/tend-init/tend/probe"
 	"github.com/tend-init/tend/reaper"
 	"github.com/tend-init/tend/signals"
@@ -31,7 +32,7 @@ func (l *Loop) signalApp(sig unix.Signal, group bool) error {
 	return l.app.Signal(sig)
 }
 
-func (l *Loop) startHook(kind HookKind, cmds []hooks.Action, env []string, deadline time.Time) context.CancelCauseFunc {
+func (l *Loop) startHook(kind plan.HookKind, cmds []hooks.Action, env []string, deadline time.Time) context.CancelCauseFunc {
 	ctx, cancel := context.WithCancelCause(context.Background())
 	run := ctx
 	release := context.CancelFunc(func() {})
@@ -46,7 +47,7 @@ func (l *Loop) startHook(kind HookKind, cmds []hooks.Action, env []string, deadl
 	go func() {
 		start := time.Now()
 		as := l.cfg.User
-		if kind == hookPostStop || kind == hookPreStart {
+		if kind == plan.HookPostStop || kind == plan.HookPreStart {
 			as = nil // set-up before and clean-up after the app: as tend itself
 		}
 		r := hooks.Runner{Starter: l.childStarter(as), Env: env, Get: l.hookGet, Timeout: l.cfg.HookTimeout, Out: out}

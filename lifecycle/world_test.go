@@ -8,6 +8,7 @@ import (
 
 	"github.com/tend-init/tend/health"
 	"github.com/tend-init/tend/hooks"
+	"github.com/tend-init/tend/plan"
 	"github.com/tend-init/tend/signals"
 	"golang.org/x/sys/unix"
 )
@@ -40,7 +41,7 @@ func (r *recorder) signalApp(sig unix.Signal, group bool) error {
 	return nil
 }
 
-func (r *recorder) startHook(kind HookKind, cmds []hooks.Action, env []string, deadline time.Time) context.CancelCauseFunc {
+func (r *recorder) startHook(kind plan.HookKind, cmds []hooks.Action, env []string, deadline time.Time) context.CancelCauseFunc {
 	d := "none"
 	if !deadline.IsZero() {
 		d = deadline.Sub(r.clock).String()
@@ -105,15 +106,15 @@ func (r *recorder) signalExitedGroup(pid int, sig unix.Signal) {
 
 // newTestMachine builds a machine over a recorder, with cfg applied over
 // the defaults.
-func newTestMachine(edit func(*Config)) (*machine, *recorder) {
-	cfg := Default()
+func newTestMachine(edit func(*plan.Config)) (*machine, *recorder) {
+	cfg := plan.Default()
 	cfg.GracePeriod = 10 * time.Second
 	cfg.DrainTimeout = 3 * time.Second
 	if edit != nil {
 		edit(&cfg)
 	}
 	r := &recorder{clock: time.Unix(1000, 0)}
-	m := newMachine(&cfg, NewLogger(&r.log, LevelDebug, LogText), r, func() time.Time { return r.clock }, []string{"PATH=/bin"})
+	m := newMachine(&cfg, NewLogger(&r.log, plan.LevelDebug, plan.LogText), r, func() time.Time { return r.clock }, []string{"PATH=/bin"})
 	m.serve = true
 	return m, r
 }

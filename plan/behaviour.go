@@ -1,4 +1,4 @@
-package lifecycle
+package plan
 
 // Behaviour is what a mode's command line chooses beyond tend's flags:
 // named behaviours that the loop and the machine act on, never a mode.

@@ -1,9 +1,9 @@
-// Package lifecycle is tend's one event loop: it starts the app, reaps,
-// forwards signals, runs the hooks and probes, and decides what tend exits
-// with. Configuration flows one way, from package main into a Config; the
-// loop's state is one value, moved between named phases by one transition
-// function.
-package lifecycle
+// Package plan is what tend was asked to do: the Config that a mode's
+// command line (package config) fills and the event loop (package
+// lifecycle) carries out, with its defaults, the probe and hook kinds,
+// the behaviours a mode chooses, and the exit codes tend chooses itself.
+// Configuration flows one way: nothing reads a flag after it is parsed.
+package plan
 
 import (
 	"errors"
@@ -16,7 +16,7 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// Config is everything tend was asked to do. Package main fills it from
+// Config is everything tend was asked to do. Package config fills it from
 // flags and variables, starting from Default; nothing reads a flag later.
 type Config struct {
 	Args       []string // the app and its arguments; empty means pause mode
@@ -77,14 +77,14 @@ type Config struct {
 	HealthAddr string // "" serves nothing
 	// Checks are the app probes, each named, of one kind, with its own
 	// settings. Several of a kind must all pass.
-	Checks []Check
+	Checks []Probe
 	// Probe holds the settings a check gets unless its kind's flags or
 	// its JSON form say otherwise.
 	Probe probe.Params
 }
 
-// Check is one named probe.
-type Check struct {
+// Probe is one named probe.
+type Probe struct {
 	Kind    ProbeKind
 	Name    string // as in /readyz?verbose and the probe label of /metrics
 	Checker probe.Checker
@@ -147,8 +147,12 @@ func Default() Config {
 // Exit codes that tend chooses itself. They are fixed so that an
 // orchestrator can tell them apart, and -e never remaps them.
 const (
-	ExitPostStartFailed = 69 // EX_UNAVAILABLE: the app never became usable
-	ExitLivenessFailed  = 75 // EX_TEMPFAIL: restart me
+	// ExitStartHookFailed: a pre-start or post-start hook failed, so the
+	// app never became usable (EX_UNAVAILABLE).
+	ExitStartHookFailed = 69
+	// ExitLivenessFailed: a liveness or startup probe failed; restart me
+	// (EX_TEMPFAIL).
+	ExitLivenessFailed = 75
 )
 
 // ExitCode is the code a set-up error exits with: the one it carries (126
