@@ -40,6 +40,14 @@ func DumbInitMode(args []string, env LookupEnv) ([]string, bool) {
 	return args, false
 }
 
+// dumbInitMode is tend installed or invoked as dumb-init: its command
+// line, its behaviour (README, "Migrating from dumb-init").
+var dumbInitMode = Mode{Name: "dumb-init", Selects: DumbInitMode,
+	Parse: func(args []string, env LookupEnv, b Build, _, stderr io.Writer) (Task, error) {
+		cfg, code, err := ParseDumbInit(args, env, b.Godebug, stderr)
+		return Task{Run: cfg, Exit: code}, err
+	}}
+
 // dumbInitOptions is dumb-init's getopt_long table ("+hvVcr:").
 var dumbInitOptions = []struct {
 	long  string
