@@ -45,10 +45,10 @@ func run(ctx context.Context, args []string, env config.LookupEnv, stdout, stder
 	case err != nil:
 		// A flag error comes before the format is known.
 		return fail(stderr, plan.LogText, err)
-	case task.Check != nil:
+	case task.Healthcheck != nil:
 		// A HEALTHCHECK client: no app, no reaping, no PID 1 needed.
-		if err := runCheck(task.Check); err != nil {
-			return fail(stderr, plan.LogText, fmt.Errorf("check %s: %v", task.Check.URL, err))
+		if err := runCheck(task.Healthcheck); err != nil {
+			return fail(stderr, plan.LogText, fmt.Errorf("check %s: %v", task.Healthcheck.URL, err))
 		}
 		return 0
 	case task.Run != nil:
@@ -90,7 +90,7 @@ var godebug = ""
 // runCheck makes the one GET, or for grpc:// the one Health/Check call.
 // https is not verified, as the kubelet's probes, unless --check-ca names
 // the CA to verify against.
-func runCheck(c *config.Check) error {
+func runCheck(c *config.Healthcheck) error {
 	if c.GRPC != nil {
 		return c.GRPC.Check(context.Background(), probe.Exec{}, c.Timeout)
 	}

@@ -22,78 +22,10 @@ import (
 func buildConfig(v values) (*plan.Config, error) {
 	cfg := plan.Default()
 	cfg.Args = v.set.Args()
-	var err error
-	for _, b := range []struct {
-		flag string
-		dst  *bool
-	}{{"subreaper", &cfg.Subreaper}, {"kill-group", &cfg.KillGroup}, {"warn-on-reap", &cfg.WarnOnReap}} {
-		if *b.dst, err = v.boolean(b.flag); err != nil {
+	for _, read := range []func(*plan.Config, values) error{readBasics, readHooks, readSignals} {
+		if err := read(&cfg, v); err != nil {
 			return nil, err
 		}
-	}
-	if cfg.Verbosity, err = v.verbosity(); err != nil {
-		return nil, err
-	}
-	if s, ok := v.str("log-format"); ok {
-		if cfg.LogFormat, err = plan.ParseLogFormat(strings.TrimSpace(s)); err != nil {
-			return nil, usagef("invalid --log-format value %s: %v", excerpt.Quote(s), err)
-		}
-	}
-	for _, s := range v.list("remap-exit") {
-		n, err := strconv.Atoi(strings.TrimSpace(s))
-		if err != nil || n < 0 || n > 255 {
-			return nil, usagef("invalid --remap-exit/-e value %s: want an exit code 0..255", excerpt.Quote(s))
-		}
-		cfg.RemapExit[n] = true
-	}
-	if s, ok := v.str("pdeathsig"); ok {
-		if cfg.Pdeathsig, err = signals.Parse(s); err != nil {
-			return nil, usagef("invalid --pdeathsig/-p value %s: %v", excerpt.Quote(s), err)
-		}
-	}
-	for _, h := range []struct {
-		flag string
-		dst  *[]hooks.Action
-	}{{"pre-start", &cfg.PreStart}, {"post-start", &cfg.PostStart}, {"pre-stop", &cfg.PreStop}, {"post-stop", &cfg.PostStop}} {
-		for _, val := range v.list(h.flag) {
-			c, err := hooks.ParseAction(val)
-			if err != nil {
-				return nil, usagef("invalid --%s value %s: %v", h.flag, excerpt.Quote(val), err)
-			}
-			*h.dst = append(*h.dst, c)
-		}
-	}
-	if s, ok := v.str("user"); ok {
-		u, err := user.LookupUser(s)
-		if err == nil {
-			err = u.CheckSwitch()
-		}
-		if err != nil {
-			return nil, usagef("%v", err)
-		}
-		cfg.User = u
-	}
-	if s, ok := v.str("stop-signal"); ok {
-		sig, err := signals.Parse(s)
-		if err == nil {
-			err = signals.CheckStopSignal(sig)
-		}
-		if err != nil {
-			return nil, usagef("invalid --stop-signal value %s: %v", excerpt.Quote(s), err)
-		}
-		cfg.StopSignal, cfg.StopSignalSet = sig, true
-	}
-	// After the stop signal: it is caught whatever it is, so a rule may
-	// rewrite it even when tend would not forward it.
-	for _, r := range v.list("rewrite-signal") {
-		from, to, err := signals.ParseRewrite(strings.TrimSpace(r))
-		if err == nil {
-			err = signals.CheckRewriteFrom(from, cfg.StopSignal)
-		}
-		if err != nil {
-			return nil, usagef("invalid --rewrite-signal/-r value: %v", err)
-		}
-		cfg.Rewrite[from] = to
 	}
 	cfg.TerminationMessagePath = terminationPath(v)
 	for _, err := range []error{
@@ -110,6 +42,94 @@ func buildConfig(v values) (*plan.Config, error) {
 		return nil, err
 	}
 	return &cfg, nil
+}
+
+// readBasics reads tini's flags, the verbosity and the log format.
+func readBasics(cfg *plan.Config, v values) error {
+	var err error
+	for _, b := range []struct {
+		flag string
+		dst  *bool
+	}{{"subreaper", &cfg.Subreaper}, {"kill-group", &cfg.KillGroup}, {"warn-on-reap", &cfg.WarnOnReap}} {
+		if *b.dst, err = v.boolean(b.flag); err != nil {
+			return err
+		}
+	}
+	if cfg.Verbosity, err = v.verbosity(); err != nil {
+		return err
+	}
+	if s, ok := v.str("log-format"); ok {
+		if cfg.LogFormat, err = plan.ParseLogFormat(strings.TrimSpace(s)); err != nil {
+			return usagef("invalid --log-format value %s: %v", excerpt.Quote(s), err)
+		}
+	}
+	for _, s := range v.list("remap-exit") {
+		n, err := strconv.Atoi(strings.TrimSpace(s))
+		if err != nil || n < 0 || n > 255 {
+			return usagef("invalid --remap-exit/-e value %s: want an exit code 0..255", excerpt.Quote(s))
+		}
+		cfg.RemapExit[n] = true
+	}
+	if s, ok := v.str("pdeathsig"); ok {
+		if cfg.Pdeathsig, err = signals.Parse(s); err != nil {
+			return usagef("invalid --pdeathsig/-p value %s: %v", excerpt.Quote(s), err)
+		}
+	}
+	return nil
+}
+
+// readHooks reads the hook actions and --user.
+func readHooks(cfg *plan.Config, v values) error {
+	for _, h := range []struct {
+		flag string
+		dst  *[]hooks.Action
+	}{{"pre-start", &cfg.PreStart}, {"post-start", &cfg.PostStart}, {"pre-stop", &cfg.PreStop}, {"post-stop", &cfg.PostStop}} {
+		for _, val := range v.list(h.flag) {
+			c, err := hooks.ParseAction(val)
+			if err != nil {
+				return usagef("invalid --%s value %s: %v", h.flag, excerpt.Quote(val), err)
+			}
+			*h.dst = append(*h.dst, c)
+		}
+	}
+	if s, ok := v.str("user"); ok {
+		u, err := user.LookupUser(s)
+		if err == nil {
+			err = u.CheckSwitch()
+		}
+		if err != nil {
+			return usagef("%v", err)
+		}
+		cfg.User = u
+	}
+	return nil
+}
+
+// readSignals reads the stop signal, then the rewrite rules.
+func readSignals(cfg *plan.Config, v values) error {
+	if s, ok := v.str("stop-signal"); ok {
+		sig, err := signals.Parse(s)
+		if err == nil {
+			err = signals.CheckStopSignal(sig)
+		}
+		if err != nil {
+			return usagef("invalid --stop-signal value %s: %v", excerpt.Quote(s), err)
+		}
+		cfg.StopSignal, cfg.StopSignalSet = sig, true
+	}
+	// After the stop signal: it is caught whatever it is, so a rule may
+	// rewrite it even when tend would not forward it.
+	for _, r := range v.list("rewrite-signal") {
+		from, to, err := signals.ParseRewrite(strings.TrimSpace(r))
+		if err == nil {
+			err = signals.CheckRewriteFrom(from, cfg.StopSignal)
+		}
+		if err != nil {
+			return usagef("invalid --rewrite-signal/-r value: %v", err)
+		}
+		cfg.Rewrite[from] = to
+	}
+	return nil
 }
 
 // probeConfig reads the health endpoint and the probes.

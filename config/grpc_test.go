@@ -13,7 +13,7 @@ import (
 // TestParseCheckGRPC: --check grpc:// is read when the flags are, so a
 // typo is a usage error; it is plaintext, as the kubelet's grpc probe.
 func TestParseCheckGRPC(t *testing.T) {
-	parse := func(args ...string) (*Check, error) {
+	parse := func(args ...string) (*Healthcheck, error) {
 		_, c, err := Parse(append([]string{"tend"}, args...), envOf(), testVersion, &bytes.Buffer{})
 		return c, err
 	}
@@ -37,7 +37,7 @@ func TestParseCheckGRPC(t *testing.T) {
 }
 
 // TestParseProbeGracePeriod: a JSON liveness or startup probe's own
-// terminationGracePeriodSeconds reaches its Check; on a readiness probe it
+// terminationGracePeriodSeconds reaches its Healthcheck; on a readiness probe it
 // is an error, as validateReadinessProbe makes it.
 func TestParseProbeGracePeriod(t *testing.T) {
 	const j = `{"grpc":{"port":50051},"terminationGracePeriodSeconds":4}`

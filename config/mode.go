@@ -14,13 +14,13 @@ type Build struct {
 }
 
 // Task is what one command line asks of tend, exactly one of: run the app
-// as Run says; make the one request Check; or, with neither, exit at once
-// with Exit, whatever there was to say (-h, a version, a usage message)
-// already written.
+// as Run says; make the one --check request, Healthcheck; or, with
+// neither, exit at once with Exit, whatever there was to say (-h, a
+// version, a usage message) already written.
 type Task struct {
-	Run   *plan.Config
-	Check *Check
-	Exit  int
+	Run         *plan.Config
+	Healthcheck *Healthcheck
+	Exit        int
 }
 
 // Mode is one command line tend answers to: whether args and env select
@@ -43,7 +43,7 @@ var modes = []Mode{dumbInitMode}
 // other mode is selected.
 var tendMode = Mode{Name: "tend", Parse: func(args []string, env LookupEnv, b Build, stdout, _ io.Writer) (Task, error) {
 	cfg, check, err := Parse(args, env, b.Version, stdout)
-	return Task{Run: cfg, Check: check}, err
+	return Task{Run: cfg, Healthcheck: check}, err
 }}
 
 // ModeOf is the mode args and env select, and the command line it reads.

@@ -37,9 +37,9 @@ func TestModeOf(t *testing.T) {
 		}
 		got := "exit " + string(rune('0'+task.Exit))
 		switch {
-		case task.Run != nil && task.Check == nil:
+		case task.Run != nil && task.Healthcheck == nil:
 			got = "run " + strings.Join(task.Run.Args, " ")
-		case task.Check != nil && task.Run == nil:
+		case task.Healthcheck != nil && task.Run == nil:
 			got = "check"
 		case task.Run != nil:
 			got = "run and check"

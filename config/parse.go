@@ -24,8 +24,8 @@ import (
 // environment without mutating the process's.
 type LookupEnv func(string) (string, bool)
 
-// Check is a --check run: a HEALTHCHECK client instead of an init.
-type Check struct {
+// Healthcheck is a --check run: a HEALTHCHECK client instead of an init.
+type Healthcheck struct {
 	URL     string        // as given: http://, https:// or grpc://
 	GRPC    *probe.GRPC   // set for grpc://HOST:PORT[/SERVICE]: one Health/Check call
 	Timeout time.Duration // defaultCheckTimeout unless given
@@ -38,7 +38,7 @@ const defaultCheckTimeout = time.Second
 // into what tend runs: a lifecycle Config, or a --check. It prints help or
 // the version (tend's, given by package main's build) to stdout itself
 // and then returns neither.
-func Parse(args []string, env LookupEnv, version string, stdout io.Writer) (*plan.Config, *Check, error) {
+func Parse(args []string, env LookupEnv, version string, stdout io.Writer) (*plan.Config, *Healthcheck, error) {
 	specs := flagSpecs()
 	v, err := readValues(args[1:], env, specs)
 	switch {
@@ -56,7 +56,7 @@ func Parse(args []string, env LookupEnv, version string, stdout io.Writer) (*pla
 			// than start an init that waits for TERM.
 			return nil, nil, usagef("--check needs a URL, got an empty value")
 		}
-		c := &Check{URL: url, Timeout: defaultCheckTimeout}
+		c := &Healthcheck{URL: url, Timeout: defaultCheckTimeout}
 		c.CA, _ = v.str("check-ca")
 		if strings.HasPrefix(url, "grpc://") {
 			// Read now, as a probe's spec is: a typo in a HEALTHCHECK line

@@ -107,18 +107,7 @@ func New(cfg plan.Config, stderr io.Writer) (l *Loop, err error) {
 		l.m.serve = true
 		l.log.Infof("health endpoint on http://%s", srv.Addr())
 	}
-	if cfg.ForwardCatchable {
-		l.sigs = signals.ListenCatchable(cfg.StopSignal, !ownsSockets(&l.cfg), cfg.ForwardURG)
-	} else {
-		l.sigs = signals.Listen(cfg.StopSignal)
-	}
-	if cfg.AppGroup == plan.GroupSession {
-		// After Listen: giving up the terminal sends tend HUP and CONT.
-		l.ctty = l.detachTerminal()
-	}
-	for _, sig := range l.sigs.Ignored {
-		l.log.Debugf("%s was ignored when tend started: it stays ignored, and the app inherits that", signals.Name(sig))
-	}
+	l.listen()
 	// Every thread tend will ever need, created while no app can fill the
 	// pid limit yet (threads_linux.go).
 	began := time.Now()
@@ -137,6 +126,24 @@ func New(cfg plan.Config, stderr io.Writer) (l *Loop, err error) {
 	}
 	l.rtDone = l.sigs.AfterAppStart()
 	return l, nil
+}
+
+// listen registers the signals tend catches, which Behaviour says, before
+// anything starts; then, for a new session, gives up tend's terminal.
+func (l *Loop) listen() {
+	cfg := &l.cfg
+	if cfg.ForwardCatchable {
+		l.sigs = signals.ListenCatchable(cfg.StopSignal, !ownsSockets(cfg), cfg.ForwardURG)
+	} else {
+		l.sigs = signals.Listen(cfg.StopSignal)
+	}
+	if cfg.AppGroup == plan.GroupSession {
+		// After Listen: giving up the terminal sends tend HUP and CONT.
+		l.ctty = l.detachTerminal()
+	}
+	for _, sig := range l.sigs.Ignored {
+		l.log.Debugf("%s was ignored when tend started: it stays ignored, and the app inherits that", signals.Name(sig))
+	}
 }
 
 func (l *Loop) startAppNow() error {
@@ -211,19 +218,8 @@ func (l *Loop) Run(ctx context.Context) int {
 	defer l.log.Flush(logFlush)
 	defer l.stopProbes()
 	defer l.closeServer()
-	if l.server != nil {
-		go func() {
-			if err := l.server.Serve(); err != nil {
-				l.log.Errorf("health server: %v", err)
-			}
-		}()
-	}
-	var beat <-chan time.Time
-	if l.server != nil {
-		t := time.NewTicker(heartbeat)
-		defer t.Stop()
-		beat = t.C
-	}
+	beat, stopBeat := l.serve()
+	defer stopBeat()
 	var appDone <-chan reaper.Exit
 	pid := 0
 	if l.app != nil {
@@ -285,6 +281,27 @@ func (l *Loop) Run(ctx context.Context) int {
 			appDone = l.app.Done()
 		}
 	}
+	return l.finish()
+}
+
+// serve starts the health server, when there is one, and the heartbeat
+// that republishes its status; stop ends the heartbeat.
+func (l *Loop) serve() (beat <-chan time.Time, stop func()) {
+	if l.server == nil {
+		return nil, func() {}
+	}
+	go func() {
+		if err := l.server.Serve(); err != nil {
+			l.log.Errorf("health server: %v", err)
+		}
+	}()
+	t := time.NewTicker(heartbeat)
+	return t.C, t.Stop
+}
+
+// finish is Run's last word: an OOM kill seen late, the termination
+// message when tend decided the outcome, and the exit code.
+func (l *Loop) finish() int {
 	l.checkOOM(0, "")
 	if why := cmp.Or(l.m.st.reason, l.oomReason()); why != "" {
 		l.writeTerminationMessage(why)

@@ -118,7 +118,7 @@ type state struct {
 	drainKilled bool
 
 	hooks   map[plan.HookKind]*hookRun
-	checks  []checkState // parallel to plan.Config.Checks
+	checks  []probeState // parallel to plan.Config.Checks
 	started bool         // every startup check has passed once (or none)
 
 	// Counters for /metrics.
@@ -143,7 +143,7 @@ type machine struct {
 
 func newMachine(cfg *plan.Config, log *Logger, w world, now func() time.Time, baseEnv []string) *machine {
 	return &machine{cfg: cfg, log: log, w: w, now: now, baseEnv: baseEnv, st: state{
-		checks:        newChecks(cfg.Checks),
+		checks:        newProbeStates(cfg.Checks),
 		hooks:         map[plan.HookKind]*hookRun{},
 		forwarded:     map[unix.Signal]uint64{},
 		hookRuns:      map[health.HookKey]uint64{},

@@ -10,18 +10,18 @@ import (
 	"github.com/tend-init/tend/probe"
 )
 
-// checkState is what the machine knows of one check.
-type checkState struct {
+// probeState is what the machine knows of one check.
+type probeState struct {
 	t       probe.Threshold
 	lastErr error // the last failure, for /readyz?verbose and the log
 	passed  bool  // a startup check that has passed once
 }
 
-// newChecks starts each check in the kubelet's initial state: readiness
+// newProbeStates starts each check in the kubelet's initial state: readiness
 // failing (not ready until it passes), liveness and startup passing until
 // their failure threshold.
-func newChecks(cs []plan.Probe) []checkState {
-	out := make([]checkState, len(cs))
+func newProbeStates(cs []plan.Probe) []probeState {
+	out := make([]probeState, len(cs))
 	for i, c := range cs {
 		out[i].t = probe.NewThreshold(c.Params, c.Kind != plan.ProbeReady)
 	}
@@ -151,14 +151,14 @@ func label(c plan.Probe) string {
 
 // failingCheck returns the first check of kind that is failing, if any;
 // startup checks count for both /readyz and /livez until they pass.
-func (m *machine) failingCheck(kind plan.ProbeKind) (plan.Probe, checkState, bool) {
+func (m *machine) failingCheck(kind plan.ProbeKind) (plan.Probe, probeState, bool) {
 	for i, c := range m.cfg.Checks {
 		cs := m.st.checks[i]
 		if c.Kind == kind && !cs.t.State() {
 			return c, cs, true
 		}
 	}
-	return plan.Probe{}, checkState{}, false
+	return plan.Probe{}, probeState{}, false
 }
 
 // checkStatuses is every check's state, for /readyz?verbose, /livez?verbose
