@@ -134,6 +134,10 @@ func (l *Loop) listen() {
 	cfg := &l.cfg
 	if cfg.ForwardCatchable {
 		l.sigs = signals.ListenCatchable(cfg.StopSignal, !ownsSockets(cfg), cfg.ForwardURG)
+		if !cfg.ForwardURG {
+			l.log.warnAlways("URG is not forwarded: Go's asynchronous preemption is on in this tend, so the runtime sends itself URG; " +
+				"build tend as make build does (asyncpreemptoff=1), or run it with GODEBUG=asyncpreemptoff=1")
+		}
 	} else {
 		l.sigs = signals.Listen(cfg.StopSignal)
 	}

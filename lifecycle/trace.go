@@ -22,6 +22,15 @@ func (l *Logger) Tracef(format string, args ...any) {
 	l.put(logEntry{line: l.trace + fmt.Sprintf(format, args...) + "\n"})
 }
 
+// warnAlways is a warning shown whatever the verbosity (a mode's default
+// may be errors only): for a build setting the user never chose that
+// changes what tend forwards, which nothing else would tell.
+func (l *Logger) warnAlways(msg string) {
+	if l != nil {
+		l.put(l.entry(plan.LevelWarn, nil, msg))
+	}
+}
+
 // reportExits traces what the last Reap collected: the SIGCHLD that woke
 // it, then each exit. Only a Reap that collected something says so: tend
 // also reaps without a SIGCHLD (the sweep after the start), and a SIGCHLD
