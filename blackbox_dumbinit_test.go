@@ -112,6 +112,24 @@ func TestDumbInitKeepsTendFeatures(t *testing.T) {
 	})
 }
 
+// TestDumbInitSaysURGIsHeldBack: a tend whose runtime preempts with URG
+// (a plain go build, or GODEBUG=asyncpreemptoff=0) cannot forward URG in
+// the dumb-init mode, and says so in one line, at the mode's default
+// verbosity (errors only); a tend built as make build says nothing.
+func TestDumbInitSaysURGIsHeldBack(t *testing.T) {
+	bin := dumbInitBin(t)
+	const line = "URG is not forwarded: Go's asynchronous preemption is on in this tend"
+	for _, c := range []struct {
+		env  []string
+		want bool
+	}{{nil, false}, {[]string{"GODEBUG=asyncpreemptoff=0"}, true}} {
+		code, _, stderr := runTend(t, opts{bin: bin, env: c.env}, fakeappBin, "exit", "0")
+		if code != 0 || strings.Contains(stderr, line) != c.want || strings.Count(stderr, "\n") != 0 {
+			t.Errorf("%q: exit %d, stderr %q; want 0 and the line %v, one line at most", c.env, code, stderr, c.want)
+		}
+	}
+}
+
 // TestGoCannotReceiveSIGPROF runs the proof of the one case of dumb-init's
 // suite that is excused (testdata/golimits/sigprof): a Go program that asks
 // for SIGPROF never gets it. Should a Go release change that, this fails,

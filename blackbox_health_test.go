@@ -14,7 +14,7 @@ import (
 
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
-	"github.com/tend-init/tend/lifecycle"
+	"github.com/tend-init/tend/plan"
 )
 
 func freeAddr(t *testing.T) string {
@@ -147,8 +147,8 @@ func TestLiveProbeFailureEndsContainer(t *testing.T) {
 	p := startTend(t, opts{pid1: true}, "-v", "-e", "75", "--live-probe", "exit 1", "--probe-period", "50ms",
 		"--", fakeappBin, "signals", "TERM", "0")
 	code := p.wait(20 * time.Second)
-	if code != lifecycle.ExitLivenessFailed || !p.stderr.has("liveness probe failed 3 times") {
-		t.Fatalf("want exit %d, got %d\n%s", lifecycle.ExitLivenessFailed, code, p.stderr)
+	if code != plan.ExitLivenessFailed || !p.stderr.has("liveness probe failed 3 times") {
+		t.Fatalf("want exit %d, got %d\n%s", plan.ExitLivenessFailed, code, p.stderr)
 	}
 }
 

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tend-init/tend/lifecycle"
+	"github.com/tend-init/tend/plan"
 )
 
 func TestPostStartSeesAppWhileItRuns(t *testing.T) {
@@ -98,8 +98,8 @@ func TestFailingPostStartStopsApp(t *testing.T) {
 		code := p.wait(10 * time.Second)
 		// The app only exits on TERM (handled, or fatal if it comes
 		// before its handler is set), so tend's exit proves the stop.
-		if code != lifecycle.ExitPostStartFailed || !p.stderr.has("post-start failed") {
-			t.Fatalf("%s: want exit %d and the app stopped, got %d\n%s\n%s", hook, lifecycle.ExitPostStartFailed, code, p.stdout, p.stderr)
+		if code != plan.ExitStartHookFailed || !p.stderr.has("post-start failed") {
+			t.Fatalf("%s: want exit %d and the app stopped, got %d\n%s\n%s", hook, plan.ExitStartHookFailed, code, p.stdout, p.stderr)
 		}
 	}
 }

@@ -2,9 +2,10 @@
 // the app, reaps every zombie, forwards signals, runs Kubernetes-style
 // lifecycle hooks, and exits with the app's exit code.
 //
-// Package main is the table of contents: config parses the flags and
-// variables, then either --check makes its one request or lifecycle runs
-// the app, and main exits with the code that comes back.
+// Package main is the table of contents: config picks the mode and parses
+// its command line into a task, then either --check makes its one
+// request, or lifecycle runs the app, or tend exits at once; main exits
+// with the code that comes back.
 package main
 
 import (
@@ -21,6 +22,7 @@ import (
 	_ "github.com/tend-init/tend/internal/oneproc" // GOMAXPROCS=1 before other inits: see its doc
 	"github.com/tend-init/tend/lifecycle"
 	"github.com/tend-init/tend/logger"
+	"github.com/tend-init/tend/plan"
 	"github.com/tend-init/tend/probe"
 )
 
@@ -31,58 +33,51 @@ func main() {
 	os.Exit(run(context.Background(), os.Args, os.LookupEnv, os.Stdout, os.Stderr))
 }
 
-// run is the whole of tend and returns its exit code. It never exits the
-// process itself, so that every path reaches the same exit-code logic: a
-// set-up failure is one line on stderr and the error's code (1, or 126/127
-// for an app that cannot run, as tini).
+// run is the whole of tend and returns its exit code: the mode args and
+// env select parses them into one task, to run the app, make one check,
+// or exit at once. It never exits the process itself, so that every path
+// reaches the same exit-code logic: a set-up failure is one line on stderr
+// and the error's code (1, or 126/127 for an app that cannot run, as
+// tini).
 func run(ctx context.Context, args []string, env config.LookupEnv, stdout, stderr io.Writer) int {
-	var (
-		cfg   *lifecycle.Config
-		check *config.Check
-		err   error
-	)
-	if dargs, ok := config.DumbInitMode(args, env); ok {
-		// Installed or invoked as dumb-init: its command line, its
-		// behaviour (README, "Migrating from dumb-init").
-		var code int
-		cfg, code, err = config.ParseDumbInit(dargs, env, godebug, stderr)
-		if cfg == nil && err == nil {
-			return code // -h, -V or a usage error, said on stderr
-		}
-	} else {
-		cfg, check, err = config.Parse(args, env, version, stdout)
-	}
-	if err == nil && check != nil {
-		// A HEALTHCHECK client: no app, no reaping, no PID 1 needed.
-		if err = runCheck(check); err != nil {
-			err = fmt.Errorf("check %s: %v", check.URL, err)
-		}
-		cfg = nil
-	}
-	var l *lifecycle.Loop
-	if err == nil && cfg != nil {
-		l, err = lifecycle.New(*cfg, stderr)
-	}
+	mode, args := config.ModeOf(args, env)
+	task, err := mode.Parse(args, env, config.Build{Version: version, Godebug: godebug}, stdout, stderr)
 	switch {
-	case err != nil && cfg != nil && cfg.DumbInit != nil:
-		// New failed in the dumb-init mode: dumb-init's line for a
-		// program that cannot run.
-		if line, ok := lifecycle.DumbInitExecError(err); ok {
-			_, _ = io.WriteString(stderr, line) // stderr gone: the code still tells
-			return lifecycle.ExitExecFailed
-		}
-		fallthrough
 	case err != nil:
-		format := logger.Text // a flag error comes before the format is known
-		if cfg != nil {
-			format = cfg.LogFormat
+		// A flag error comes before the format is known.
+		return fail(stderr, logger.Text, err)
+	case task.Healthcheck != nil:
+		// A HEALTHCHECK client: no app, no reaping, no PID 1 needed.
+		if err := runCheck(task.Healthcheck); err != nil {
+			return fail(stderr, logger.Text, fmt.Errorf("check %s: %v", task.Healthcheck.URL, err))
 		}
-		logger.New(stderr, logger.LevelError, format).Errorf("%s", excerpt.Escape(err.Error()))
-		return lifecycle.ExitCode(err)
-	case l == nil: // -h, --version or --check: done
 		return 0
+	case task.Run != nil:
+		return runApp(ctx, *task.Run, stderr)
 	}
-	return l.Run(ctx)
+	return task.Exit // -h, a version or a usage message: said already
+}
+
+// runApp sets up the loop and runs it to its exit code.
+func runApp(ctx context.Context, cfg plan.Config, stderr io.Writer) int {
+	l, err := lifecycle.New(cfg, stderr)
+	if err == nil {
+		return l.Run(ctx)
+	}
+	if cfg.ExecFailCode != 0 {
+		// The mode's own line and code for a program that cannot run.
+		if line, ok := lifecycle.ExecFailure(err, cfg.ExecFailLine); ok {
+			_, _ = io.WriteString(stderr, line) // stderr gone: the code still tells
+			return cfg.ExecFailCode
+		}
+	}
+	return fail(stderr, cfg.LogFormat, err)
+}
+
+// fail writes err as tend's one error line and returns its exit code.
+func fail(stderr io.Writer, format logger.Format, err error) int {
+	logger.New(stderr, logger.LevelError, format).Errorf("%s", excerpt.Escape(err.Error()))
+	return plan.ExitCode(err)
 }
 
 // godebug is what the build gave the runtime as its GODEBUG defaults
@@ -93,7 +88,7 @@ var godebug = ""
 // runCheck makes the one GET, or for grpc:// the one Health/Check call.
 // https is not verified, as the kubelet's probes, unless --check-ca names
 // the CA to verify against.
-func runCheck(c *config.Check) error {
+func runCheck(c *config.Healthcheck) error {
 	if c.GRPC != nil {
 		return c.GRPC.Attempt(context.Background(), probe.Deps{}, c.Timeout)
 	}

@@ -6,95 +6,28 @@ import (
 	"strconv"
 	"strings"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/tend-init/tend/health"
 	"github.com/tend-init/tend/hooks"
 	"github.com/tend-init/tend/internal/excerpt"
 	"github.com/tend-init/tend/internal/user"
-	"github.com/tend-init/tend/lifecycle"
 	"github.com/tend-init/tend/logger"
+	"github.com/tend-init/tend/plan"
 	"github.com/tend-init/tend/probe"
 	"github.com/tend-init/tend/signals"
-	"golang.org/x/sys/unix"
 )
 
 // buildConfig turns parsed flags, then the environment for any flag that was
-// not given, into a Config, starting from lifecycle.Default. Flags win over
+// not given, into a Config, starting from plan.Default. Flags win over
 // variables.
-func buildConfig(v values) (*lifecycle.Config, error) {
-	cfg := lifecycle.Default()
+func buildConfig(v values) (*plan.Config, error) {
+	cfg := plan.Default()
 	cfg.Args = v.set.Args()
-	var err error
-	for _, b := range []struct {
-		flag string
-		dst  *bool
-	}{{"subreaper", &cfg.Subreaper}, {"kill-group", &cfg.KillGroup}, {"warn-on-reap", &cfg.WarnOnReap}} {
-		if *b.dst, err = v.boolean(b.flag); err != nil {
+	for _, read := range []func(*plan.Config, values) error{readBasics, readHooks, readSignals} {
+		if err := read(&cfg, v); err != nil {
 			return nil, err
 		}
-	}
-	if cfg.Verbosity, err = v.verbosity(); err != nil {
-		return nil, err
-	}
-	if s, ok := v.str("log-format"); ok {
-		if cfg.LogFormat, err = logger.ParseFormat(strings.TrimSpace(s)); err != nil {
-			return nil, usagef("invalid --log-format value %s: %v", excerpt.Quote(s), err)
-		}
-	}
-	for _, s := range v.list("remap-exit") {
-		n, err := strconv.Atoi(strings.TrimSpace(s))
-		if err != nil || n < 0 || n > 255 {
-			return nil, usagef("invalid --remap-exit/-e value %s: want an exit code 0..255", excerpt.Quote(s))
-		}
-		cfg.RemapExit[n] = true
-	}
-	if s, ok := v.str("pdeathsig"); ok {
-		if cfg.Pdeathsig, err = signals.Parse(s); err != nil {
-			return nil, usagef("invalid --pdeathsig/-p value %s: %v", excerpt.Quote(s), err)
-		}
-	}
-	for _, h := range []struct {
-		flag string
-		dst  *[]hooks.Action
-	}{{"pre-start", &cfg.PreStart}, {"post-start", &cfg.PostStart}, {"pre-stop", &cfg.PreStop}, {"post-stop", &cfg.PostStop}} {
-		for _, val := range v.list(h.flag) {
-			c, err := hooks.ParseAction(val)
-			if err != nil {
-				return nil, usagef("invalid --%s value %s: %v", h.flag, excerpt.Quote(val), err)
-			}
-			*h.dst = append(*h.dst, c)
-		}
-	}
-	if s, ok := v.str("user"); ok {
-		u, err := user.LookupUser(s)
-		if err == nil {
-			err = u.CheckSwitch()
-		}
-		if err != nil {
-			return nil, usagef("%v", err)
-		}
-		cfg.User = u
-	}
-	if s, ok := v.str("stop-signal"); ok {
-		sig, err := signals.Parse(s)
-		if err == nil {
-			err = signals.CheckStopSignal(sig)
-		}
-		if err != nil {
-			return nil, usagef("invalid --stop-signal value %s: %v", excerpt.Quote(s), err)
-		}
-		cfg.StopSignal, cfg.StopSignalSet = sig, true
-	}
-	// After the stop signal: it is caught whatever it is, so a rule may
-	// rewrite it even when tend would not forward it.
-	for _, r := range v.list("rewrite-signal") {
-		from, to, err := signals.ParseRewrite(strings.TrimSpace(r))
-		if err == nil {
-			err = signals.CheckRewriteFrom(from, cfg.StopSignal)
-		}
-		if err != nil {
-			return nil, usagef("invalid --rewrite-signal/-r value: %v", err)
-		}
-		cfg.Rewrite[from] = to
 	}
 	cfg.TerminationMessagePath = terminationPath(v)
 	for _, err := range []error{
@@ -113,8 +46,96 @@ func buildConfig(v values) (*lifecycle.Config, error) {
 	return &cfg, nil
 }
 
+// readBasics reads tini's flags, the verbosity and the log format.
+func readBasics(cfg *plan.Config, v values) error {
+	var err error
+	for _, b := range []struct {
+		flag string
+		dst  *bool
+	}{{"subreaper", &cfg.Subreaper}, {"kill-group", &cfg.KillGroup}, {"warn-on-reap", &cfg.WarnOnReap}} {
+		if *b.dst, err = v.boolean(b.flag); err != nil {
+			return err
+		}
+	}
+	if cfg.Verbosity, err = v.verbosity(); err != nil {
+		return err
+	}
+	if s, ok := v.str("log-format"); ok {
+		if cfg.LogFormat, err = logger.ParseFormat(strings.TrimSpace(s)); err != nil {
+			return usagef("invalid --log-format value %s: %v", excerpt.Quote(s), err)
+		}
+	}
+	for _, s := range v.list("remap-exit") {
+		n, err := strconv.Atoi(strings.TrimSpace(s))
+		if err != nil || n < 0 || n > 255 {
+			return usagef("invalid --remap-exit/-e value %s: want an exit code 0..255", excerpt.Quote(s))
+		}
+		cfg.RemapExit[n] = true
+	}
+	if s, ok := v.str("pdeathsig"); ok {
+		if cfg.Pdeathsig, err = signals.Parse(s); err != nil {
+			return usagef("invalid --pdeathsig/-p value %s: %v", excerpt.Quote(s), err)
+		}
+	}
+	return nil
+}
+
+// readHooks reads the hook actions and --user.
+func readHooks(cfg *plan.Config, v values) error {
+	for _, h := range []struct {
+		flag string
+		dst  *[]hooks.Action
+	}{{"pre-start", &cfg.PreStart}, {"post-start", &cfg.PostStart}, {"pre-stop", &cfg.PreStop}, {"post-stop", &cfg.PostStop}} {
+		for _, val := range v.list(h.flag) {
+			c, err := hooks.ParseAction(val)
+			if err != nil {
+				return usagef("invalid --%s value %s: %v", h.flag, excerpt.Quote(val), err)
+			}
+			*h.dst = append(*h.dst, c)
+		}
+	}
+	if s, ok := v.str("user"); ok {
+		u, err := user.LookupUser(s)
+		if err == nil {
+			err = u.CheckSwitch()
+		}
+		if err != nil {
+			return usagef("%v", err)
+		}
+		cfg.User = u
+	}
+	return nil
+}
+
+// readSignals reads the stop signal, then the rewrite rules.
+func readSignals(cfg *plan.Config, v values) error {
+	if s, ok := v.str("stop-signal"); ok {
+		sig, err := signals.Parse(s)
+		if err == nil {
+			err = signals.CheckStopSignal(sig)
+		}
+		if err != nil {
+			return usagef("invalid --stop-signal value %s: %v", excerpt.Quote(s), err)
+		}
+		cfg.StopSignal, cfg.StopSignalSet = sig, true
+	}
+	// After the stop signal: it is caught whatever it is, so a rule may
+	// rewrite it even when tend would not forward it.
+	for _, r := range v.list("rewrite-signal") {
+		from, to, err := signals.ParseRewrite(strings.TrimSpace(r))
+		if err == nil {
+			err = signals.CheckRewriteFrom(from, cfg.StopSignal)
+		}
+		if err != nil {
+			return usagef("invalid --rewrite-signal/-r value: %v", err)
+		}
+		cfg.Rewrite[from] = to
+	}
+	return nil
+}
+
 // probeConfig reads the health endpoint and the probes.
-func probeConfig(cfg *lifecycle.Config, v values) error {
+func probeConfig(cfg *plan.Config, v values) error {
 	if addr, ok := v.str("health-addr"); ok {
 		if err := health.ParseAddr(addr); err != nil {
 			return usagef("invalid --health-addr: %v", err)
@@ -124,7 +145,7 @@ func probeConfig(cfg *lifecycle.Config, v values) error {
 	if err := probeParams(v, "probe-", &cfg.Probe); err != nil {
 		return err
 	}
-	for _, kind := range []lifecycle.ProbeKind{lifecycle.ProbeStartup, lifecycle.ProbeReady, lifecycle.ProbeLive} {
+	for _, kind := range []plan.ProbeKind{plan.ProbeStartup, plan.ProbeReady, plan.ProbeLive} {
 		k := kind.String()
 		params := cfg.Probe
 		if err := probeParams(v, k+"-probe-", &params); err != nil {
@@ -158,7 +179,7 @@ func probeConfig(cfg *lifecycle.Config, v values) error {
 // parseCheck reads one [NAME=]SPEC. Settings in a JSON Probe win over the
 // flags. Validation is Kubernetes' (core/v1 validation of Probe): the
 // success threshold of a liveness or startup probe must be 1.
-func parseCheck(kind lifecycle.ProbeKind, val string, p probe.Params) (lifecycle.Check, error) {
+func parseCheck(kind plan.ProbeKind, val string, p probe.Params) (plan.Probe, error) {
 	name, spec := splitName(val)
 	var c probe.Handler
 	var st probe.Settings
@@ -169,21 +190,21 @@ func parseCheck(kind lifecycle.ProbeKind, val string, p probe.Params) (lifecycle
 		c, err = probe.ParseSpec(spec)
 	}
 	if err != nil {
-		return lifecycle.Check{}, err
+		return plan.Probe{}, err
 	}
 	p = st.Apply(p)
 	switch {
 	case p.Period < minPeriod || p.Timeout < minPeriod:
-		return lifecycle.Check{}, fmt.Errorf("period and timeout must be at least %s", minPeriod)
-	case kind != lifecycle.ProbeReady && p.SuccessThreshold != 1:
-		return lifecycle.Check{}, fmt.Errorf("a %s probe's success threshold must be 1, as in Kubernetes, not %d", kind, p.SuccessThreshold)
-	case kind == lifecycle.ProbeReady && st.GracePeriod != nil:
+		return plan.Probe{}, fmt.Errorf("period and timeout must be at least %s", minPeriod)
+	case kind != plan.ProbeReady && p.SuccessThreshold != 1:
+		return plan.Probe{}, fmt.Errorf("a %s probe's success threshold must be 1, as in Kubernetes, not %d", kind, p.SuccessThreshold)
+	case kind == plan.ProbeReady && st.GracePeriod != nil:
 		// validateReadinessProbe (pkg/apis/core/validation/validation.go):
 		// "must not be set for readinessProbes": a readiness probe stops
 		// nothing.
-		return lifecycle.Check{}, errors.New("terminationGracePeriodSeconds must not be set on a readiness probe, as in Kubernetes")
+		return plan.Probe{}, errors.New("terminationGracePeriodSeconds must not be set on a readiness probe, as in Kubernetes")
 	}
-	ch := lifecycle.Check{Kind: kind, Name: name, Checker: c, Params: p}
+	ch := plan.Probe{Kind: kind, Name: name, Checker: c, Params: p}
 	if st.GracePeriod != nil {
 		ch.GracePeriod = *st.GracePeriod
 	}

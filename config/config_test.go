@@ -9,10 +9,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tend-init/tend/hooks"
-	"github.com/tend-init/tend/lifecycle"
-	"github.com/tend-init/tend/logger"
 	"golang.org/x/sys/unix"
+
+	"github.com/tend-init/tend/hooks"
+	"github.com/tend-init/tend/logger"
+	"github.com/tend-init/tend/plan"
 )
 
 func envOf(kv ...string) LookupEnv {
@@ -27,7 +28,7 @@ func envOf(kv ...string) LookupEnv {
 // its own, set at build time.
 const testVersion = "v0.0.0-test"
 
-func mustParse(t *testing.T, env LookupEnv, args ...string) *lifecycle.Config {
+func mustParse(t *testing.T, env LookupEnv, args ...string) *plan.Config {
 	t.Helper()
 	cfg, _, err := Parse(append([]string{"tend"}, args...), env, testVersion, &bytes.Buffer{})
 	if err != nil || cfg == nil {
@@ -36,7 +37,7 @@ func mustParse(t *testing.T, env LookupEnv, args ...string) *lifecycle.Config {
 	return cfg
 }
 
-func remaps(cfg *lifecycle.Config) []int {
+func remaps(cfg *plan.Config) []int {
 	var out []int
 	for i, on := range cfg.RemapExit {
 		if on {
@@ -146,7 +147,7 @@ func TestParseRewriteAndHooks(t *testing.T) {
 	if cfg := mustParse(t, envOf(), "--stop-signal", "PWR", "-r", "PWR:TERM", "app"); cfg.Rewrite[unix.SIGPWR] != unix.SIGTERM {
 		t.Fatalf("--stop-signal PWR -r PWR:TERM: rewrite %v", cfg.Rewrite)
 	}
-	if cfg.HookTimeout != 500*time.Millisecond || cfg.GracePeriod != 2*time.Minute || cfg.DrainTimeout != lifecycle.Default().DrainTimeout {
+	if cfg.HookTimeout != 500*time.Millisecond || cfg.GracePeriod != 2*time.Minute || cfg.DrainTimeout != plan.Default().DrainTimeout {
 		t.Fatalf("durations %v %v %v", cfg.HookTimeout, cfg.GracePeriod, cfg.DrainTimeout)
 	}
 }

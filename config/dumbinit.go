@@ -6,10 +6,11 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/tend-init/tend/lifecycle"
-	"github.com/tend-init/tend/logger"
-	"github.com/tend-init/tend/signals"
 	"golang.org/x/sys/unix"
+
+	"github.com/tend-init/tend/logger"
+	"github.com/tend-init/tend/plan"
+	"github.com/tend-init/tend/signals"
 )
 
 // DumbInitVersion is the dumb-init release whose command line and
@@ -40,6 +41,14 @@ func DumbInitMode(args []string, env LookupEnv) ([]string, bool) {
 	}
 	return args, false
 }
+
+// dumbInitMode is tend installed or invoked as dumb-init: its command
+// line, its behaviour (README, "Migrating from dumb-init").
+var dumbInitMode = Mode{Name: "dumb-init", Selects: DumbInitMode,
+	Parse: func(args []string, env LookupEnv, b Build, _, stderr io.Writer) (Task, error) {
+		cfg, code, err := ParseDumbInit(args, env, b.Godebug, stderr)
+		return Task{Run: cfg, Exit: code}, err
+	}}
 
 // dumbInitOptions is dumb-init's getopt_long table ("+hvVcr:").
 var dumbInitOptions = []struct {
@@ -86,7 +95,7 @@ func (d *dumbInitArgs) debugf(w io.Writer, line string) {
 //
 // buildGodebug is the GODEBUG defaults tend was built with (package
 // main's godebug).
-func ParseDumbInit(args []string, env LookupEnv, buildGodebug string, stderr io.Writer) (cfg *lifecycle.Config, code int, err error) {
+func ParseDumbInit(args []string, env LookupEnv, buildGodebug string, stderr io.Writer) (cfg *plan.Config, code int, err error) {
 	prog := "dumb-init"
 	if len(args) > 0 {
 		prog = args[0]
@@ -152,7 +161,7 @@ func ParseDumbInit(args []string, env LookupEnv, buildGodebug string, stderr io.
 
 // config is tend's configuration for dumb-init's command line d: the
 // TEND_* variables read as Parse reads them, with d over them.
-func (d *dumbInitArgs) config(env LookupEnv, buildGodebug string) (*lifecycle.Config, error) {
+func (d *dumbInitArgs) config(env LookupEnv, buildGodebug string) (*plan.Config, error) {
 	v, err := readValues(nil, env, flagSpecs())
 	if err != nil {
 		return nil, err
@@ -161,12 +170,8 @@ func (d *dumbInitArgs) config(env LookupEnv, buildGodebug string) (*lifecycle.Co
 	if err != nil {
 		return nil, err
 	}
-	// A setting is the user's when its variable is set, as values reads
-	// it; dumb-init's default holds otherwise.
-	_, graceKill := v.str("grace-period")
 	cfg.Args = d.args
-	cfg.DumbInit = &lifecycle.DumbInit{Setsid: d.setsid, Debug: d.debug, GraceKill: graceKill,
-		URG: asyncPreemptOff(env, buildGodebug)}
+	cfg.Behaviour = d.behaviour(v, env, buildGodebug)
 	cfg.KillGroup = cfg.KillGroup || d.setsid
 	if _, set := v.str("verbose"); !set {
 		cfg.Verbosity = logger.LevelError
@@ -178,6 +183,40 @@ func (d *dumbInitArgs) config(env LookupEnv, buildGodebug string) (*lifecycle.Co
 		cfg.Rewrite[from] = to
 	}
 	return cfg, nil
+}
+
+// behaviour is how dumb-init 1.2.5 behaves (dumb-init.c), for
+// lifecycle's loop. A setting is the user's when its variable is set, as
+// values reads it; dumb-init's default holds otherwise.
+func (d *dumbInitArgs) behaviour(v values, env LookupEnv, buildGodebug string) plan.Behaviour {
+	// dumb-init never kills; TEND_GRACE_PERIOD asks for tend's SIGKILL.
+	_, graceKill := v.str("grace-period")
+	group := plan.GroupShared // -c: the app stays in dumb-init's group
+	if d.setsid {
+		group = plan.GroupSession
+	}
+	return plan.Behaviour{
+		// main: it blocks and sigwaits on every signal 1..31.
+		ForwardCatchable: true,
+		ForwardURG:       asyncPreemptOff(env, buildGodebug),
+		// handle_signal: what it receives, no more.
+		ContAfterStop: false,
+		KillAtGrace:   graceKill,
+		// handle_signal, SIGCHLD: TERM to the group, then exit.
+		TermGroupOnExit: d.setsid,
+		// handle_signal: SIGTSTP, SIGTTIN and SIGTTOU, then kill(getpid(), SIGSTOP).
+		SuspendOnJobStop: true,
+		AppGroup:         group,
+		// main: chdir("/") once the child runs.
+		ChdirRoot: true,
+		// Silent as dumb-init: its users expect no warning.
+		WarnNotReaper: false,
+		Trace:         d.debug,
+		TraceTag:      "[dumb-init] ",
+		// main, the child: "[dumb-init] %s: %s\n" and exit(2).
+		ExecFailCode: 2,
+		ExecFailLine: "[dumb-init] %[1]s: %[2]s\n",
+	}
 }
 
 // asyncPreemptOff reports whether the Go runtime runs with asynchronous

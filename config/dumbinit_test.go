@@ -7,9 +7,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tend-init/tend/lifecycle"
-	"github.com/tend-init/tend/logger"
 	"golang.org/x/sys/unix"
+
+	"github.com/tend-init/tend/logger"
+	"github.com/tend-init/tend/plan"
 )
 
 func TestDumbInitMode(t *testing.T) {
@@ -115,9 +116,9 @@ func TestParseDumbInit(t *testing.T) {
 			t.Errorf("%q: no config (code %d)", c.args, code)
 			continue
 		}
-		d := cfg.DumbInit
-		if strings.Join(cfg.Args, " ") != c.prog || d.Setsid != c.setsid || d.Debug != c.debug || cfg.KillGroup != c.setsid {
-			t.Errorf("%q: args %q setsid %v debug %v kill-group %v; want %q %v %v %v", c.args, cfg.Args, d.Setsid, d.Debug, cfg.KillGroup, c.prog, c.setsid, c.debug, c.setsid)
+		setsid := cfg.AppGroup == plan.GroupSession
+		if strings.Join(cfg.Args, " ") != c.prog || setsid != c.setsid || cfg.TermGroupOnExit != c.setsid || cfg.Trace != c.debug || cfg.KillGroup != c.setsid {
+			t.Errorf("%q: args %q setsid %v (TERM to the group at exit %v) trace %v kill-group %v; want %q %v %v %v", c.args, cfg.Args, setsid, cfg.TermGroupOnExit, cfg.Trace, cfg.KillGroup, c.prog, c.setsid, c.debug, c.setsid)
 		}
 		if len(cfg.Rewrite) != len(c.rewrite) {
 			t.Errorf("%q: rewrite %v, want %v", c.args, cfg.Rewrite, c.rewrite)
@@ -134,7 +135,7 @@ func TestParseDumbInit(t *testing.T) {
 // its variables, and the dumb-init mode's own defaults give way only to a
 // variable that names the setting.
 func TestDumbInitKeepsTendVariables(t *testing.T) {
-	parse := func(env ...string) *lifecycle.Config {
+	parse := func(env ...string) *plan.Config {
 		t.Helper()
 		cfg, _, err := ParseDumbInit([]string{"dumb-init", "app"}, envOf(env...), "", io.Discard)
 		if err != nil || cfg == nil {
@@ -143,12 +144,12 @@ func TestDumbInitKeepsTendVariables(t *testing.T) {
 		return cfg
 	}
 	def := parse()
-	if def.Verbosity != logger.LevelError || def.DumbInit.GraceKill || def.HealthAddr != "" || len(def.PreStop) != 0 {
-		t.Errorf("defaults: verbosity %d grace-kill %v health %q pre-stop %v; want errors only, no SIGKILL, nothing else", def.Verbosity, def.DumbInit.GraceKill, def.HealthAddr, def.PreStop)
+	if def.Verbosity != logger.LevelError || def.KillAtGrace || def.HealthAddr != "" || len(def.PreStop) != 0 {
+		t.Errorf("defaults: verbosity %d grace-kill %v health %q pre-stop %v; want errors only, no SIGKILL, nothing else", def.Verbosity, def.KillAtGrace, def.HealthAddr, def.PreStop)
 	}
 	cfg := parse("TEND_VERBOSITY", "3", "TEND_GRACE_PERIOD", "7s", "TEND_HEALTH_ADDR", "127.0.0.1:0",
 		"TEND_PRE_STOP", "sleep 1", "TEND_READY_PROBE", "exec:true", "TEND_REWRITE_SIGNAL", "USR1:USR2")
-	if cfg.Verbosity != 3 || !cfg.DumbInit.GraceKill || cfg.GracePeriod != 7*time.Second || cfg.HealthAddr != "127.0.0.1:0" ||
+	if cfg.Verbosity != 3 || !cfg.KillAtGrace || cfg.GracePeriod != 7*time.Second || cfg.HealthAddr != "127.0.0.1:0" ||
 		len(cfg.PreStop) != 1 || len(cfg.Checks) != 1 || cfg.Rewrite[unix.SIGUSR1] != unix.SIGUSR2 || cfg.Rewrite[unix.SIGTSTP] != unix.SIGSTOP {
 		t.Errorf("with TEND_*: %+v", cfg)
 	}
@@ -182,8 +183,45 @@ func TestAsyncPreemptOff(t *testing.T) {
 			t.Errorf("GODEBUG=%q, build %q: %v, want %v", c.godebug, c.build, got, c.want)
 		}
 		cfg, _, err := ParseDumbInit([]string{"dumb-init", "x"}, env, c.build, io.Discard)
-		if err != nil || cfg.DumbInit.URG != c.want {
-			t.Errorf("GODEBUG=%q, build %q: config URG %v (%v), want %v", c.godebug, c.build, cfg.DumbInit.URG, err, c.want)
+		if err != nil || cfg.ForwardURG != c.want {
+			t.Errorf("GODEBUG=%q, build %q: config URG %v (%v), want %v", c.godebug, c.build, cfg.ForwardURG, err, c.want)
 		}
+	}
+}
+
+// TestDumbInitBehaviour: the preset dumb-init's command line fills, field
+// by field (dumb-init.c, as config/dumbinit.go cites it), and tend's own
+// defaults beside it: a mode is these values, nothing the loop tests for.
+func TestDumbInitBehaviour(t *testing.T) {
+	want := plan.Behaviour{ForwardCatchable: true, SuspendOnJobStop: true, AppGroup: plan.GroupSession,
+		TermGroupOnExit: true, ChdirRoot: true, TraceTag: "[dumb-init] ", ExecFailCode: 2, ExecFailLine: "[dumb-init] %[1]s: %[2]s\n"}
+	for _, c := range []struct {
+		args []string
+		env  []string
+		edit func(*plan.Behaviour)
+	}{
+		{args: []string{"dumb-init", "app"}},
+		{args: []string{"dumb-init", "-c", "-v", "app"}, edit: func(b *plan.Behaviour) {
+			b.AppGroup, b.TermGroupOnExit, b.Trace = plan.GroupShared, false, true
+		}},
+		{args: []string{"dumb-init", "app"}, env: []string{"TEND_GRACE_PERIOD", "3s", "GODEBUG", "asyncpreemptoff=1"}, edit: func(b *plan.Behaviour) {
+			b.KillAtGrace, b.ForwardURG = true, true
+		}},
+	} {
+		cfg, _, err := ParseDumbInit(c.args, envOf(c.env...), "", io.Discard)
+		if err != nil || cfg == nil {
+			t.Fatalf("%q: %v, %v", c.args, cfg, err)
+		}
+		w := want
+		if c.edit != nil {
+			c.edit(&w)
+		}
+		if cfg.Behaviour != w {
+			t.Errorf("%q %q:\n got %+v\nwant %+v", c.args, c.env, cfg.Behaviour, w)
+		}
+	}
+	tini := plan.Behaviour{ContAfterStop: true, KillAtGrace: true, WarnNotReaper: true}
+	if got := plan.Default().Behaviour; got != tini {
+		t.Errorf("tend's own behaviour %+v, want tini's %+v", got, tini)
 	}
 }

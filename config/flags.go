@@ -5,8 +5,9 @@ import (
 	"io"
 	"strings"
 
-	"github.com/tend-init/tend/lifecycle"
 	"github.com/urfave/cli/v2"
+
+	"github.com/tend-init/tend/plan"
 )
 
 type flagKind int
@@ -26,7 +27,7 @@ type flagSpec struct {
 	kind  flagKind
 	env   []string // TEND_* first, then tini's name if any
 	usage string
-	// def is the default shown in -h, read from lifecycle.Default so
+	// def is the default shown in -h, read from plan.Default so
 	// that it is written nowhere else.
 	def string
 	// splitEnv splits a list variable into values. Nil means one value
@@ -40,7 +41,7 @@ type flagSpec struct {
 // flagSpecs is tend's flag table: -h, tend(1), the README's flag
 // reference and the parse all read it.
 func flagSpecs() []flagSpec {
-	d := lifecycle.Default()
+	d := plan.Default()
 	return append([]flagSpec{
 		{long: "subreaper", short: "s", kind: kindBool, env: []string{"TEND_SUBREAPER", "TINI_SUBREAPER"},
 			presence: map[string]bool{"TINI_SUBREAPER": true},

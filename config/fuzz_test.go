@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tend-init/tend/lifecycle"
+	"github.com/tend-init/tend/plan"
 )
 
 // FuzzParseConfig feeds arbitrary argument lists and variables to the flag
@@ -48,7 +48,7 @@ func FuzzParseConfig(f *testing.F) {
 		case cfg != nil || check != nil:
 			t.Fatalf("an error with something to run: %v", err)
 		default:
-			if code := lifecycle.ExitCode(err); code != 1 {
+			if code := plan.ExitCode(err); code != 1 {
 				t.Fatalf("a bad flag must exit 1, got %d for %v", code, err)
 			}
 			if strings.Contains(err.Error(), "\n") {

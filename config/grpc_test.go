@@ -6,14 +6,14 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tend-init/tend/lifecycle"
+	"github.com/tend-init/tend/plan"
 	"github.com/tend-init/tend/probe"
 )
 
 // TestParseCheckGRPC: --check grpc:// is read when the flags are, so a
 // typo is a usage error; it is plaintext, as the kubelet's grpc probe.
 func TestParseCheckGRPC(t *testing.T) {
-	parse := func(args ...string) (*Check, error) {
+	parse := func(args ...string) (*Healthcheck, error) {
 		_, c, err := Parse(append([]string{"tend"}, args...), envOf(), testVersion, &bytes.Buffer{})
 		return c, err
 	}
@@ -37,7 +37,7 @@ func TestParseCheckGRPC(t *testing.T) {
 }
 
 // TestParseProbeGracePeriod: a JSON liveness or startup probe's own
-// terminationGracePeriodSeconds reaches its Check; on a readiness probe it
+// terminationGracePeriodSeconds reaches its Healthcheck; on a readiness probe it
 // is an error, as validateReadinessProbe makes it.
 func TestParseProbeGracePeriod(t *testing.T) {
 	const j = `{"grpc":{"port":50051},"terminationGracePeriodSeconds":4}`
@@ -48,7 +48,7 @@ func TestParseProbeGracePeriod(t *testing.T) {
 		}
 	}
 	cfg := mustParse(t, envOf(), "--live-probe", `{"grpc":{"port":50051}}`, "true")
-	if len(cfg.Checks) != 1 || cfg.Checks[0].GracePeriod != 0 || cfg.Checks[0].Kind != lifecycle.ProbeLive {
+	if len(cfg.Checks) != 1 || cfg.Checks[0].GracePeriod != 0 || cfg.Checks[0].Kind != plan.ProbeLive {
 		t.Errorf("no terminationGracePeriodSeconds: checks %+v", cfg.Checks)
 	}
 	_, _, err := Parse([]string{"tend", "--ready-probe", j, "true"}, envOf(), testVersion, &bytes.Buffer{})

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/tend-init/tend/lifecycle"
+	"github.com/tend-init/tend/plan"
 )
 
 // manpage_test.go renders tend(1), the man page that the .deb, .rpm and
@@ -218,8 +218,8 @@ func exitStatuses() [][2]string {
 		{"127", "The program was not found."},
 		{"1", "A bad flag, value or variable, or a set-up step failed (one line on stderr); " +
 			"for --check, the server did not answer 200-399."},
-		{fmt.Sprint(lifecycle.ExitPostStartFailed), "A post-start hook failed (never remapped by -e)."},
-		{fmt.Sprint(lifecycle.ExitLivenessFailed), "The liveness probe failed (never remapped by -e)."},
+		{fmt.Sprint(plan.ExitStartHookFailed), "A post-start hook failed (never remapped by -e)."},
+		{fmt.Sprint(plan.ExitLivenessFailed), "The liveness probe failed (never remapped by -e)."},
 	}
 }
 

@@ -1,13 +1,13 @@
 // Package config turns tend's command line and its TEND_*/TINI_* variables
-// into what tend runs: a lifecycle.Config, or a --check. It holds the flag
+// into what tend runs: a plan.Config, or a --check. It holds the flag
 // table (flags.go), which is the one source of -h, of tend(1) (man.go,
 // linked only into tests) and of the README's flag reference
 // (readme_test.go); getopt-style short options (getopt.go); reading a flag
-// or else its variables (values.go); and validation into lifecycle.Config
+// or else its variables (values.go); and validation into plan.Config
 // (config.go).
 //
 // It parses and validates only: it starts nothing, and every rejection is
-// one line that exits 1 (lifecycle.ExitCode).
+// one line that exits 1 (plan.ExitCode).
 package config
 
 import (
@@ -16,7 +16,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/tend-init/tend/lifecycle"
+	"github.com/tend-init/tend/plan"
 	"github.com/tend-init/tend/probe"
 )
 
@@ -24,8 +24,8 @@ import (
 // environment without mutating the process's.
 type LookupEnv func(string) (string, bool)
 
-// Check is a --check run: a HEALTHCHECK client instead of an init.
-type Check struct {
+// Healthcheck is a --check run: a HEALTHCHECK client instead of an init.
+type Healthcheck struct {
 	URL     string        // as given: http://, https:// or grpc://
 	GRPC    *probe.GRPC   // set for grpc://HOST:PORT[/SERVICE]: one Health/Check call
 	Timeout time.Duration // defaultCheckTimeout unless given
@@ -38,7 +38,7 @@ const defaultCheckTimeout = time.Second
 // into what tend runs: a lifecycle Config, or a --check. It prints help or
 // the version (tend's, given by package main's build) to stdout itself
 // and then returns neither.
-func Parse(args []string, env LookupEnv, version string, stdout io.Writer) (*lifecycle.Config, *Check, error) {
+func Parse(args []string, env LookupEnv, version string, stdout io.Writer) (*plan.Config, *Healthcheck, error) {
 	specs := flagSpecs()
 	v, err := readValues(args[1:], env, specs)
 	switch {
@@ -56,7 +56,7 @@ func Parse(args []string, env LookupEnv, version string, stdout io.Writer) (*lif
 			// than start an init that waits for TERM.
 			return nil, nil, usagef("--check needs a URL, got an empty value")
 		}
-		c := &Check{URL: url, Timeout: defaultCheckTimeout}
+		c := &Healthcheck{URL: url, Timeout: defaultCheckTimeout}
 		c.CA, _ = v.str("check-ca")
 		if strings.HasPrefix(url, "grpc://") {
 			// Read now, as a probe's spec is: a typo in a HEALTHCHECK line

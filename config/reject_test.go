@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tend-init/tend/lifecycle"
+	"github.com/tend-init/tend/plan"
 )
 
 // rejected parses args as run does and returns what run makes of the
@@ -15,7 +15,7 @@ func rejected(args []string, env LookupEnv) (int, string) {
 	if err == nil {
 		return 0, ""
 	}
-	return lifecycle.ExitCode(err), err.Error()
+	return plan.ExitCode(err), err.Error()
 }
 
 func TestParseRejects(t *testing.T) {

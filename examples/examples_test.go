@@ -12,9 +12,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tend-init/tend/lifecycle"
 	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/yaml"
+
+	"github.com/tend-init/tend/plan"
 )
 
 const podManifest = "kubernetes/pod.yaml"
@@ -99,7 +100,7 @@ func TestPodManifest(t *testing.T) {
 	}
 	// tend's longest stop adds the minimal shutdown window after a pre-stop
 	// that used up the grace period.
-	window := lifecycle.Default().MinShutdownWindow
+	window := plan.Default().MinShutdownWindow
 	k8s := time.Duration(*pod.Spec.TerminationGracePeriodSeconds) * time.Second
 	if k8s < grace+window+drain || k8s > grace+window+drain+5*time.Second {
 		t.Errorf("terminationGracePeriodSeconds is %s; want TEND_GRACE_PERIOD %s + the %s shutdown window + TEND_DRAIN_TIMEOUT %s plus at most 5s", k8s, grace, window, drain)

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tend-init/tend/lifecycle"
+	"github.com/tend-init/tend/plan"
 )
 
 // imageInfo is the part of `podman image inspect` that the test reads.
@@ -107,7 +107,7 @@ func TestImage(t *testing.T) {
 	}
 	grace, err1 := time.ParseDuration(env["TEND_GRACE_PERIOD"])
 	drain, err2 := time.ParseDuration(env["TEND_DRAIN_TIMEOUT"])
-	if err1 != nil || err2 != nil || grace+lifecycle.Default().MinShutdownWindow+drain >= 10*time.Second {
+	if err1 != nil || err2 != nil || grace+plan.Default().MinShutdownWindow+drain >= 10*time.Second {
 		t.Fatalf("TEND_GRACE_PERIOD %q + the shutdown window + TEND_DRAIN_TIMEOUT %q should fit in docker stop's 10s: %v %v",
 			env["TEND_GRACE_PERIOD"], env["TEND_DRAIN_TIMEOUT"], err1, err2)
 	}

@@ -12,21 +12,32 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tend-init/tend/plan"
 	"github.com/tend-init/tend/signals"
 	"golang.org/x/sys/unix"
 )
 
-// TestDumbInitMachine: the dumb-init mode's rules, on the state machine
-// with no processes (dumbinit.go lists them; dumb-init.c is the source).
+// dumbInit is the behaviour config's dumb-init command line fills
+// (config/dumbinit.go, checked by config's TestDumbInitBehaviour), without
+// the trace and the grace period's SIGKILL.
+func dumbInit(c *plan.Config, group plan.AppGroup) {
+	c.Behaviour = plan.Behaviour{ForwardCatchable: true, SuspendOnJobStop: true, AppGroup: group,
+		TermGroupOnExit: group == plan.GroupSession, ChdirRoot: true, TraceTag: "[dumb-init] ",
+		ExecFailCode: 2, ExecFailLine: "[dumb-init] %[1]s: %[2]s\n"}
+}
+
+// TestDumbInitMachine: the dumb-init mode's behaviours, on the state
+// machine with no processes (behaviour.go names them; dumb-init.c is the
+// source).
 func TestDumbInitMachine(t *testing.T) {
-	setsid := func(c *Config) {
-		c.DumbInit = &DumbInit{Setsid: true}
+	setsid := func(c *plan.Config) {
+		dumbInit(c, plan.GroupSession)
 		c.KillGroup = true
 		c.Rewrite = signals.Rewrite{unix.SIGTSTP: unix.SIGSTOP, unix.SIGTTIN: unix.SIGSTOP, unix.SIGTTOU: unix.SIGSTOP}
 	}
 	cases := []struct {
 		name    string
-		cfg     func(*Config)
+		cfg     func(*plan.Config)
 		handOff bool // tend detached from the terminal of the session it led
 		steps   []step
 		acts    []string
@@ -42,9 +53,9 @@ func TestDumbInitMachine(t *testing.T) {
 		},
 		{
 			name: "TEND_GRACE_PERIOD given: SIGKILL at the grace period, as tend",
-			cfg: func(c *Config) {
+			cfg: func(c *plan.Config) {
 				setsid(c)
-				c.DumbInit.GraceKill = true
+				c.KillAtGrace = true
 			},
 			steps: []step{ev(sigEvent{unix.SIGTERM}), after(10*time.Second, tick{}), ev(appExit{137})},
 			acts:  []string{"stop probes", "group SIGTERM", "group SIGKILL", "signal SIGKILL", "exited group 42 SIGTERM"},
@@ -58,7 +69,7 @@ func TestDumbInitMachine(t *testing.T) {
 		},
 		{
 			name: "a terminal stop signal a rule drops still suspends tend",
-			cfg: func(c *Config) {
+			cfg: func(c *plan.Config) {
 				setsid(c)
 				c.Rewrite[unix.SIGTTIN] = 0
 			},
@@ -75,8 +86,8 @@ func TestDumbInitMachine(t *testing.T) {
 		},
 		{
 			name: "single-child mode: the app alone, and no TERM to a group at its exit",
-			cfg: func(c *Config) {
-				c.DumbInit = &DumbInit{}
+			cfg: func(c *plan.Config) {
+				dumbInit(c, plan.GroupShared)
 			},
 			steps: []step{ev(sigEvent{unix.SIGUSR1}), ev(sigEvent{unix.SIGTSTP}), ev(appExit{3})},
 			acts:  []string{"signal SIGUSR1", "signal SIGTSTP", "suspend"},
@@ -84,9 +95,9 @@ func TestDumbInitMachine(t *testing.T) {
 		},
 		{
 			name: "-v: dumb-init's lines",
-			cfg: func(c *Config) {
+			cfg: func(c *plan.Config) {
 				setsid(c)
-				c.DumbInit.Debug = true
+				c.Trace = true
 				c.Rewrite[unix.SIGTERM] = unix.SIGQUIT
 				c.Rewrite[unix.SIGWINCH] = 0
 			},
@@ -100,9 +111,11 @@ func TestDumbInitMachine(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			m, r := newTestMachine(c.cfg)
-			m.log.dumb = m.cfg.DumbInit.Debug
+			if m.cfg.Trace {
+				m.log.trace = m.cfg.TraceTag
+			}
 			if c.handOff {
-				m.st.handOff = []unix.Signal{unix.SIGHUP, unix.SIGCONT}
+				m.st.ignoreOnce = []unix.Signal{unix.SIGHUP, unix.SIGCONT}
 			}
 			m.begin(42)
 			for i, s := range c.steps {

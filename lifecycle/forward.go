@@ -4,6 +4,7 @@ import (
 	"errors"
 	"slices"
 
+	"github.com/tend-init/tend/plan"
 	"github.com/tend-init/tend/signals"
 	"golang.org/x/sys/unix"
 )
@@ -14,22 +15,20 @@ import (
 // onSignal handles one received signal. TERM and INT begin the stop
 // sequence; anything else is passed to the app at once.
 func (m *machine) onSignal(recv unix.Signal) {
-	if m.dumb() {
-		m.log.DumbInitf("Received signal %d.", recv)
-		if m.dumbHandOff(recv) {
-			return
-		}
+	m.log.Tracef("Received signal %d.", recv)
+	if m.ignoreOnce(recv) {
+		return
+	}
+	if m.cfg.SuspendOnJobStop {
 		// Forwarded or dropped, a terminal stop signal stops tend too.
-		defer m.dumbSuspend(recv)
+		defer m.suspendAfterJobStop(recv)
 	}
 	sig, ok := m.cfg.Rewrite.Apply(recv)
-	if m.dumb() {
-		if _, rule := m.cfg.Rewrite[recv]; rule {
-			m.log.DumbInitf("Translating signal %d to %d.", recv, sig)
-		}
-		if !ok {
-			m.log.DumbInitf("Not forwarding signal %d to children (ignored).", sig)
-		}
+	if _, rule := m.cfg.Rewrite[recv]; rule {
+		m.log.Tracef("Translating signal %d to %d.", recv, sig)
+	}
+	if !ok {
+		m.log.Tracef("Not forwarding signal %d to children (ignored).", sig)
 	}
 	if !ok {
 		m.log.With(sigField(recv)).Debugf("dropped %s (rewrite rule)", signals.Name(recv))
@@ -42,7 +41,7 @@ func (m *machine) onSignal(recv unix.Signal) {
 			// starts, and the drain and post-stop follow.
 			m.st.terminating = true
 			m.log.With(sigField(recv)).Infof("received %s during pre-start: the app will not start", signals.Name(recv))
-			m.cancelHook(hookPreStart, errors.New("received "+signals.Name(recv)))
+			m.cancelHook(plan.HookPreStart, errors.New("received "+signals.Name(recv)))
 			return
 		case m.canBeginStop():
 			if m.cfg.StopSignalSet {
@@ -99,6 +98,6 @@ func (m *machine) forward(sig unix.Signal) {
 		return
 	}
 	m.st.forwarded[sig]++
-	m.log.DumbInitf("Forwarded signal %d to children.", sig)
+	m.log.Tracef("Forwarded signal %d to children.", sig)
 	m.log.With(sigField(sig), appPidField(m.st.appPid)).Debugf("forwarded %s to pid %d", signals.Name(sig), m.st.appPid)
 }

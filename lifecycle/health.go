@@ -7,6 +7,7 @@ import (
 
 	"github.com/tend-init/tend/health"
 	"github.com/tend-init/tend/internal/excerpt"
+	"github.com/tend-init/tend/plan"
 	"github.com/tend-init/tend/signals"
 )
 
@@ -68,7 +69,7 @@ func (m *machine) liveness() (bool, string) {
 	}
 	// Pause mode, the sidecar health responder: /livez reports the
 	// checks, and tend keeps running.
-	for _, k := range []ProbeKind{ProbeStartup, ProbeLive} {
+	for _, k := range []plan.ProbeKind{plan.ProbeStartup, plan.ProbeLive} {
 		if c, cs, bad := m.failingCheck(k); bad {
 			return false, fmt.Sprintf("not live: %s failing: %s", label(c), oneLineErr(cs.lastErr))
 		}
@@ -84,14 +85,14 @@ func (m *machine) readiness() (bool, string) {
 	case m.st.appExited:
 		return false, "not ready: the app exited"
 	case len(m.cfg.PostStart) > 0 && !m.st.postStartOK:
-		if m.st.hooks[hookPostStart] != nil {
+		if m.st.hooks[plan.HookPostStart] != nil {
 			return false, "not ready: post-start running"
 		}
 		return false, "not ready: post-start failed"
-	case !m.st.started && m.hasChecks(ProbeStartup):
+	case !m.st.started && m.hasChecks(plan.ProbeStartup):
 		return false, "not ready: startup probe not passed yet"
 	}
-	if c, cs, bad := m.failingCheck(ProbeReady); bad {
+	if c, cs, bad := m.failingCheck(plan.ProbeReady); bad {
 		if cs.lastErr == nil {
 			return false, fmt.Sprintf("not ready: %s not passed yet", label(c))
 		}
@@ -100,7 +101,7 @@ func (m *machine) readiness() (bool, string) {
 	return true, "ok"
 }
 
-func (m *machine) hasChecks(k ProbeKind) bool {
+func (m *machine) hasChecks(k plan.ProbeKind) bool {
 	for _, c := range m.cfg.Checks {
 		if c.Kind == k {
 			return true

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/tend-init/tend/hooks"
+	"github.com/tend-init/tend/plan"
 	"github.com/tend-init/tend/probe"
 )
 
@@ -29,26 +30,26 @@ func TestReadinessAndLiveness(t *testing.T) {
 		{name: "post-start running", st: state{hasApp: true}, postStart: 1, runningHook: true, wantReady: "not ready: post-start running", wantLive: "ok"},
 		{name: "post-start failed", st: state{hasApp: true}, postStart: 1, wantReady: "not ready: post-start failed", wantLive: "ok"},
 		{name: "post-start done", st: state{hasApp: true, postStartOK: true}, postStart: 1, wantReady: "ok", wantLive: "ok"},
-		{name: "probe not passing", st: state{hasApp: true, checks: []checkState{{t: failing}}}, ready: true, wantReady: "not ready: readiness probe db not passed yet", wantLive: "ok"},
-		{name: "probe failing", st: state{hasApp: true, checks: []checkState{{t: failing, lastErr: errors.New("status 503")}}}, ready: true, wantReady: "not ready: readiness probe db failing: status 503", wantLive: "ok"},
-		{name: "probe passing", st: state{hasApp: true, checks: []checkState{{t: passing}}}, ready: true, wantReady: "ok", wantLive: "ok"},
-		{name: "stopping", st: state{hasApp: true, terminating: true, checks: []checkState{{t: passing}}}, ready: true, wantReady: "not ready: stopping", wantLive: "ok"},
-		{name: "pause mode, check failing", st: state{checks: []checkState{{t: failing}}}, ready: true, wantReady: "not ready: readiness probe db not passed yet", wantLive: "ok"},
+		{name: "probe not passing", st: state{hasApp: true, checks: []probeState{{t: failing}}}, ready: true, wantReady: "not ready: readiness probe db not passed yet", wantLive: "ok"},
+		{name: "probe failing", st: state{hasApp: true, checks: []probeState{{t: failing, lastErr: errors.New("status 503")}}}, ready: true, wantReady: "not ready: readiness probe db failing: status 503", wantLive: "ok"},
+		{name: "probe passing", st: state{hasApp: true, checks: []probeState{{t: passing}}}, ready: true, wantReady: "ok", wantLive: "ok"},
+		{name: "stopping", st: state{hasApp: true, terminating: true, checks: []probeState{{t: passing}}}, ready: true, wantReady: "not ready: stopping", wantLive: "ok"},
+		{name: "pause mode, check failing", st: state{checks: []probeState{{t: failing}}}, ready: true, wantReady: "not ready: readiness probe db not passed yet", wantLive: "ok"},
 		{name: "draining after a stop", st: state{hasApp: true, terminating: true, appExited: true}, wantReady: "not ready: stopping", wantLive: "ok"},
 		{name: "app exited by itself", st: state{hasApp: true, appExited: true}, wantReady: "not ready: the app exited", wantLive: "not live: the app exited"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			m, _ := newTestMachine(func(cfg *Config) {
+			m, _ := newTestMachine(func(cfg *plan.Config) {
 				cfg.PostStart = make([]hooks.Action, c.postStart)
 				if c.ready {
-					cfg.Checks = []Check{{Kind: ProbeReady, Name: "db", Params: params}}
+					cfg.Checks = []plan.Probe{{Kind: plan.ProbeReady, Name: "db", Params: params}}
 				}
 			})
 			m.st = c.st
-			m.st.hooks = map[HookKind]*hookRun{}
+			m.st.hooks = map[plan.HookKind]*hookRun{}
 			if c.runningHook {
-				m.st.hooks[hookPostStart] = &hookRun{}
+				m.st.hooks[plan.HookPostStart] = &hookRun{}
 			}
 			if ok, why := m.readiness(); why != c.wantReady || ok != (why == "ok") {
 				t.Errorf("readiness = %v %q, want %q", ok, why, c.wantReady)

@@ -7,13 +7,14 @@ import (
 	"time"
 
 	"github.com/tend-init/tend/hooks"
+	"github.com/tend-init/tend/plan"
 )
 
 // startHook runs kind's commands; their result comes back as hookDone.
-func (m *machine) startHook(kind HookKind, deadline time.Time) {
-	cmds := m.cfg.hookCommands(kind)
+func (m *machine) startHook(kind plan.HookKind, deadline time.Time) {
+	cmds := m.cfg.Hooks(kind)
 	var code *int
-	if kind == hookPostStop {
+	if kind == plan.HookPostStop {
 		code = &m.st.appCode
 	}
 	env := childEnv(m.baseEnv, kind.String(), m.appPidIfRunning(), code)
@@ -31,7 +32,7 @@ func (m *machine) appPidIfRunning() int {
 	return m.st.appPid
 }
 
-func (m *machine) cancelHook(kind HookKind, cause error) {
+func (m *machine) cancelHook(kind plan.HookKind, cause error) {
 	if h := m.st.hooks[kind]; h != nil {
 		h.cancel(cause)
 	}
@@ -55,16 +56,16 @@ func (m *machine) onHookDone(d hookDone) {
 		m.log.With(hookField(d.kind), durField(dur)).Infof("%s succeeded in %s", d.kind, dur)
 	}
 	switch d.kind {
-	case hookPreStart:
+	case plan.HookPreStart:
 		m.onPreStart(d.err)
-	case hookPostStart:
+	case plan.HookPostStart:
 		m.onPostStart(d.err)
-	case hookPreStop:
+	case plan.HookPreStop:
 		// Not when the grace deadline already cut it and sent the stop.
 		if m.st.hasApp && !m.st.appExited && !m.st.stopSent {
 			m.sendStop()
 		}
-	case hookPostStop:
+	case plan.HookPostStop:
 		m.transition(phaseDone, "post-stop finished")
 	}
 }
@@ -78,14 +79,14 @@ func (m *machine) onPreStart(err error) {
 		m.beginDrain()
 		return
 	case err != nil:
-		m.st.exitOverride = ExitPostStartFailed
+		m.st.exitOverride = plan.ExitStartHookFailed
 		m.decided(fmt.Sprintf("pre-start failed: %v", err))
 		m.beginDrain()
 		return
 	}
 	pid, err := m.w.startApp()
 	if err != nil {
-		m.st.exitOverride = ExitCode(err)
+		m.st.exitOverride = plan.ExitCode(err)
 		m.decided(err.Error())
 		m.log.With(errField(err)).Errorf("%v", err)
 		m.beginDrain()
@@ -108,8 +109,8 @@ func (m *machine) onPostStart(err error) {
 		return
 	}
 	if (m.st.phase == phaseStarting || m.st.phase == phasePause) && !m.st.appExited {
-		m.st.exitOverride = ExitPostStartFailed
+		m.st.exitOverride = plan.ExitStartHookFailed
 		m.decided(fmt.Sprintf("post-start failed: %v", err))
-		m.beginStop(m.ownStopSignal(), "post-start failed", hookField(hookPostStart))
+		m.beginStop(m.ownStopSignal(), "post-start failed", hookField(plan.HookPostStart))
 	}
 }

@@ -5,16 +5,18 @@ import (
 	"log/slog"
 	"time"
 
-	"github.com/tend-init/tend/logger"
-	"github.com/tend-init/tend/signals"
 	"golang.org/x/sys/unix"
+
+	"github.com/tend-init/tend/logger"
+	"github.com/tend-init/tend/plan"
+	"github.com/tend-init/tend/signals"
 )
 
-// Logger is the loop's logger (package logger), and whether the dumb-init
-// mode's own -v lines are on (DumbInitf).
+// Logger is the loop's logger (package logger), and the tag of a peer's
+// trace lines when they are on (plan.Behaviour.Trace; Tracef).
 type Logger struct {
 	*logger.Logger
-	dumb bool
+	trace string
 }
 
 // newAsyncLogger is the loop's logger: queued, so that a slow stderr never
@@ -25,10 +27,10 @@ func newAsyncLogger(w io.Writer, level int, format logger.Format) *Logger {
 
 // The fields' keys, one spelling each. Durations are slog's: whole
 // nanoseconds.
-func hookField(k HookKind) slog.Attr     { return slog.String("hook", k.String()) }
-func sigField(s unix.Signal) slog.Attr   { return slog.String("signal", signals.Name(s)) }
-func durField(d time.Duration) slog.Attr { return slog.Duration("duration", d) }
-func appPidField(pid int) slog.Attr      { return slog.Int("app_pid", pid) }
+func hookField(k plan.HookKind) slog.Attr { return slog.String("hook", k.String()) }
+func sigField(s unix.Signal) slog.Attr    { return slog.String("signal", signals.Name(s)) }
+func durField(d time.Duration) slog.Attr  { return slog.Duration("duration", d) }
+func appPidField(pid int) slog.Attr       { return slog.Int("app_pid", pid) }
 
 // errField is the error's text; "" for none.
 func errField(err error) slog.Attr {
@@ -40,5 +42,5 @@ func errField(err error) slog.Attr {
 
 // probeField names a check (its name, or its kind when unnamed), and
 // probeKindField says which kind it is: startup, ready or live.
-func probeField(c Check) slog.Attr     { return slog.String("probe", c.Name) }
-func probeKindField(c Check) slog.Attr { return slog.String("probe_kind", c.Kind.String()) }
+func probeField(c plan.Probe) slog.Attr     { return slog.String("probe", c.Name) }
+func probeKindField(c plan.Probe) slog.Attr { return slog.String("probe_kind", c.Kind.String()) }

@@ -9,12 +9,14 @@ import (
 	"sync/atomic"
 	"time"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/tend-init/tend/health"
 	"github.com/tend-init/tend/hooks"
+	"github.com/tend-init/tend/plan"
 	"github.com/tend-init/tend/reaper"
 	"github.com/tend-init/tend/signals"
 	"github.com/tend-init/tend/subreaper"
-	"golang.org/x/sys/unix"
 )
 
 // Loop is tend's one event loop and everything it owns: the reaper, the
@@ -22,7 +24,7 @@ import (
 // Goroutines that run hooks or probes only send events; every decision is
 // the machine's, taken on the loop goroutine.
 type Loop struct {
-	cfg    Config
+	cfg    plan.Config
 	log    *Logger
 	m      *machine
 	reap   *reaper.Reaper
@@ -38,10 +40,10 @@ type Loop struct {
 	stopProbe context.CancelFunc
 	probeCtx  context.Context // nil until the first check starts
 	relay     *hooks.Relay    // hooks' output on its way to tend's stdout and stderr; nil until the first hook
-	// The dumb-init mode's (dumbinit.go): whether the app takes stdin as
-	// its controlling terminal, or why not; the directory hooks and exec
-	// probes start in once tend has left it for /; the exits the last Reap collected,
-	// for -v.
+	// ctty: whether the app takes stdin as its controlling terminal, or
+	// why not (plan.GroupSession, session.go). childDir: where hooks and exec
+	// probes start once tend has left it for / (ChdirRoot). exits: what
+	// the last Reap collected, for the trace (trace.go).
 	ctty     attach
 	childDir string
 	exits    []reaper.Exit
@@ -56,7 +58,7 @@ type Loop struct {
 // New performs the set-up in the order that loses nothing: the parent-death
 // signal, the subreaper bit, the health listener, the signal handlers, and
 // only then the app. An error is a set-up failure; ExitCode gives its code.
-func New(cfg Config, stderr io.Writer) (l *Loop, err error) {
+func New(cfg plan.Config, stderr io.Writer) (l *Loop, err error) {
 	signals.GuardPipe() // before the first log line
 	l = &Loop{
 		cfg:       cfg,
@@ -72,8 +74,8 @@ func New(cfg Config, stderr io.Writer) (l *Loop, err error) {
 		}
 	}()
 	l.reap = reaper.New(l.onOrphan)
-	if cfg.DumbInit != nil && cfg.DumbInit.Debug {
-		l.log.dumb = true
+	if cfg.Trace {
+		l.log.trace = cfg.TraceTag
 		l.reap.Observe(l.observeExits)
 	}
 	// First, before anything can fork: the sockets become close-on-exec
@@ -107,17 +109,7 @@ func New(cfg Config, stderr io.Writer) (l *Loop, err error) {
 		l.m.serve = true
 		l.log.Infof("health endpoint on http://%s", srv.Addr())
 	}
-	if cfg.DumbInit != nil {
-		l.sigs = signals.ListenDumbInit(cfg.StopSignal, !ownsSockets(&l.cfg), cfg.DumbInit.URG)
-		if cfg.DumbInit.Setsid {
-			l.ctty = l.detachTerminal()
-		}
-	} else {
-		l.sigs = signals.Listen(cfg.StopSignal)
-	}
-	for _, sig := range l.sigs.Ignored {
-		l.log.Debugf("%s was ignored when tend started: it stays ignored, and the app inherits that", signals.Name(sig))
-	}
+	l.listen()
 	// Every thread tend will ever need, created while no app can fill the
 	// pid limit yet (package thread).
 	began := time.Now()
@@ -138,6 +130,28 @@ func New(cfg Config, stderr io.Writer) (l *Loop, err error) {
 	return l, nil
 }
 
+// listen registers the signals tend catches, which Behaviour says, before
+// anything starts; then, for a new session, gives up tend's terminal.
+func (l *Loop) listen() {
+	cfg := &l.cfg
+	if cfg.ForwardCatchable {
+		l.sigs = signals.ListenCatchable(cfg.StopSignal, !ownsSockets(cfg), cfg.ForwardURG)
+		if !cfg.ForwardURG {
+			l.log.warnAlways("URG is not forwarded: Go's asynchronous preemption is on in this tend, so the runtime sends itself URG; " +
+				"build tend as make build does (asyncpreemptoff=1), or run it with GODEBUG=asyncpreemptoff=1")
+		}
+	} else {
+		l.sigs = signals.Listen(cfg.StopSignal)
+	}
+	if cfg.AppGroup == plan.GroupSession {
+		// After Listen: giving up the terminal sends tend HUP and CONT.
+		l.ctty = l.detachTerminal()
+	}
+	for _, sig := range l.sigs.Ignored {
+		l.log.Debugf("%s was ignored when tend started: it stays ignored, and the app inherits that", signals.Name(sig))
+	}
+}
+
 func (l *Loop) startAppNow() error {
 	path, err := reaper.LookPath(l.cfg.Args[0])
 	if err != nil {
@@ -145,8 +159,8 @@ func (l *Loop) startAppNow() error {
 	}
 	cmd := appCommand(path, l.cfg.Args)
 	cmd.Env = l.appEnv
-	if d := l.cfg.DumbInit; d != nil {
-		cmd.SysProcAttr = dumbInitAttr(d.Setsid, l.ctty)
+	if attr := groupAttr(l.cfg.AppGroup, l.ctty); attr != nil {
+		cmd.SysProcAttr = attr
 	}
 	runAs(cmd, l.cfg.User)
 	start := l.reap.Start
@@ -160,8 +174,9 @@ func (l *Loop) startAppNow() error {
 	}
 	l.app = app
 	l.log.Infof("started %q as pid %d", l.cfg.Args[0], app.Pid)
-	if l.cfg.DumbInit != nil {
-		l.dumbStarted(app.Pid)
+	l.traceStarted(app.Pid)
+	if l.cfg.ChdirRoot {
+		l.leaveDir()
 	}
 	return nil
 }
@@ -176,8 +191,8 @@ func (l *Loop) setSubreaper() error {
 	if is, err := subreaper.Is(); err == nil && is {
 		return nil // a wrapper set the bit and exec'd us
 	}
-	if l.cfg.DumbInit != nil {
-		return nil // dumb-init says nothing either: its users expect silence
+	if !l.cfg.WarnNotReaper {
+		return nil
 	}
 	l.log.Warnf("tend is not PID 1 and not a child subreaper, so zombie reaping won't work: " +
 		"orphans are re-parented elsewhere. Use -s or TINI_SUBREAPER, or run tend as PID 1")
@@ -209,19 +224,8 @@ func (l *Loop) Run(ctx context.Context) int {
 	defer l.log.Flush(logFlush)
 	defer l.stopProbes()
 	defer l.closeServer()
-	if l.server != nil {
-		go func() {
-			if err := l.server.Serve(); err != nil {
-				l.log.Errorf("health server: %v", err)
-			}
-		}()
-	}
-	var beat <-chan time.Time
-	if l.server != nil {
-		t := time.NewTicker(heartbeat)
-		defer t.Stop()
-		beat = t.C
-	}
+	beat, stopBeat := l.serve()
+	defer stopBeat()
 	var appDone <-chan reaper.Exit
 	pid := 0
 	if l.app != nil {
@@ -284,6 +288,27 @@ func (l *Loop) Run(ctx context.Context) int {
 			appDone = l.app.Done()
 		}
 	}
+	return l.finish()
+}
+
+// serve starts the health server, when there is one, and the heartbeat
+// that republishes its status; stop ends the heartbeat.
+func (l *Loop) serve() (beat <-chan time.Time, stop func()) {
+	if l.server == nil {
+		return nil, func() {}
+	}
+	go func() {
+		if err := l.server.Serve(); err != nil {
+			l.log.Errorf("health server: %v", err)
+		}
+	}()
+	t := time.NewTicker(heartbeat)
+	return t.C, t.Stop
+}
+
+// finish is Run's last word: an OOM kill seen late, the termination
+// message when tend decided the outcome, and the exit code.
+func (l *Loop) finish() int {
 	l.checkOOM(0, "")
 	if why := cmp.Or(l.m.st.reason, l.oomReason()); why != "" {
 		l.writeTerminationMessage(why)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/tend-init/tend/health"
 	"github.com/tend-init/tend/hooks"
+	"github.com/tend-init/tend/plan"
 	"golang.org/x/sys/unix"
 )
 
@@ -22,7 +23,7 @@ type world interface {
 	signalApp(sig unix.Signal, group bool) error
 	// startHook runs cmds in the background and later delivers a
 	// hookDone event; deadline, when not zero, cuts it short.
-	startHook(kind HookKind, cmds []hooks.Action, env []string, deadline time.Time) context.CancelCauseFunc
+	startHook(kind plan.HookKind, cmds []hooks.Action, env []string, deadline time.Time) context.CancelCauseFunc
 	// startProbes runs checks in the background; each attempt comes back
 	// as a probeDone event until stopProbes (or, for a once check, its
 	// first success).
@@ -40,10 +41,10 @@ type world interface {
 	reapNow() (none bool, err error)
 	// publish hands the health endpoint a snapshot.
 	publish(*health.Status)
-	// suspend stops tend itself (the dumb-init mode's self-suspend).
+	// suspend stops tend itself (plan.Behaviour.SuspendOnJobStop).
 	suspend()
 	// signalExitedGroup signals the process group that the reaped app
-	// with pid led (the dumb-init mode's TERM at exit).
+	// with pid led (plan.Behaviour.TermGroupOnExit).
 	signalExitedGroup(pid int, sig unix.Signal)
 }
 
@@ -52,8 +53,8 @@ var errNoApp = errors.New("no app running")
 
 // probeRun is one check to start.
 type probeRun struct {
-	idx   int // in Config.Checks
-	check Check
+	idx   int // in plan.Config.Checks
+	check plan.Probe
 	env   []string
 	// once: the check ends at its first success (a startup probe).
 	once bool
@@ -65,12 +66,12 @@ type (
 	sigEvent struct{ sig unix.Signal }
 	appExit  struct{ code int }
 	hookDone struct {
-		kind HookKind
+		kind plan.HookKind
 		err  error
 		dur  time.Duration
 	}
 	probeDone struct {
-		idx int // in Config.Checks
+		idx int // in plan.Config.Checks
 		err error
 	}
 	reaped struct {
@@ -105,19 +106,19 @@ type state struct {
 	stopSent     bool
 	stopBegan    time.Time
 	exitOverride int // one of the Exit* codes, or 0
-	// handOff: signals to ignore once each, in the dumb-init mode, after
-	// tend detached from the terminal of the session it led.
-	handOff []unix.Signal
-	reason  string // why tend, not the app, decided the outcome
+	// ignoreOnce: signals to ignore once each, after tend detached from
+	// the terminal of the session it led (plan.GroupSession).
+	ignoreOnce []unix.Signal
+	reason     string // why tend, not the app, decided the outcome
 
-	stopGrace   time.Duration // this stop's grace period: Config.GracePeriod or the failed probe's own
+	stopGrace   time.Duration // this stop's grace period: plan.Config.GracePeriod or the failed probe's own
 	graceAt     time.Time     // SIGKILL to the app; zero when not armed
 	drainAt     time.Time     // the drain's next step; zero when not armed
 	drainBegan  time.Time
 	drainKilled bool
 
-	hooks   map[HookKind]*hookRun
-	checks  []checkState // parallel to Config.Checks
+	hooks   map[plan.HookKind]*hookRun
+	checks  []probeState // parallel to plan.Config.Checks
 	started bool         // every startup check has passed once (or none)
 
 	// Counters for /metrics.
@@ -131,7 +132,7 @@ type state struct {
 // machine is the lifecycle's state machine: the state, and the rules that
 // move it on events. It does no I/O of its own; it acts through w.
 type machine struct {
-	cfg     *Config
+	cfg     *plan.Config
 	log     *Logger
 	w       world
 	now     func() time.Time
@@ -140,10 +141,10 @@ type machine struct {
 	st      state
 }
 
-func newMachine(cfg *Config, log *Logger, w world, now func() time.Time, baseEnv []string) *machine {
+func newMachine(cfg *plan.Config, log *Logger, w world, now func() time.Time, baseEnv []string) *machine {
 	return &machine{cfg: cfg, log: log, w: w, now: now, baseEnv: baseEnv, st: state{
-		checks:        newChecks(cfg.Checks),
-		hooks:         map[HookKind]*hookRun{},
+		checks:        newProbeStates(cfg.Checks),
+		hooks:         map[plan.HookKind]*hookRun{},
 		forwarded:     map[unix.Signal]uint64{},
 		hookRuns:      map[health.HookKey]uint64{},
 		hookDurations: map[string]health.Histogram{},
@@ -157,14 +158,14 @@ func (m *machine) begin(pid int) {
 	if m.st.phase == phaseNone && len(m.cfg.PreStart) > 0 {
 		// The app starts once pre-start has succeeded (onPreStart).
 		m.transition(phasePreStart, "pre-start runs before the app")
-		m.startHook(hookPreStart, time.Time{})
+		m.startHook(plan.HookPreStart, time.Time{})
 		m.publish()
 		return
 	}
 	if pid <= 0 {
 		m.transition(phasePause, "no program given: sidecar mode, reaping (and answering the health endpoint) until TERM or INT")
 		if len(m.cfg.PostStart) > 0 {
-			m.startHook(hookPostStart, time.Time{})
+			m.startHook(plan.HookPostStart, time.Time{})
 		} else {
 			m.startProbes()
 		}
@@ -174,7 +175,7 @@ func (m *machine) begin(pid int) {
 	m.st.hasApp, m.st.appPid, m.st.appStarted = true, pid, m.now()
 	m.transition(phaseStarting, fmt.Sprintf("app started as pid %d", pid))
 	if len(m.cfg.PostStart) > 0 {
-		m.startHook(hookPostStart, time.Time{})
+		m.startHook(plan.HookPostStart, time.Time{})
 	} else {
 		m.transition(phaseRunning, "no post-start hook")
 		m.startProbes()
@@ -220,10 +221,8 @@ func (m *machine) onAppExit(code int) {
 	m.st.appExited, m.st.appCode = true, code
 	ran := m.now().Sub(m.st.appStarted).Round(time.Millisecond)
 	m.log.With(appPidField(m.st.appPid), slog.Int("code", code), durField(ran)).Infof("app (pid %d) exited with code %d after %s", m.st.appPid, code, ran)
-	if m.dumb() {
-		m.dumbAppExit(code)
-	}
-	m.cancelHook(hookPostStart, errors.New("the app exited"))
+	m.termGroupOnExit(code)
+	m.cancelHook(plan.HookPostStart, errors.New("the app exited"))
 }
 
 // decided records why tend, not the app, decided how things end: the

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/tend-init/tend/hooks"
+	"github.com/tend-init/tend/plan"
 	"github.com/tend-init/tend/probe"
 	"golang.org/x/sys/unix"
 )
@@ -20,8 +21,8 @@ type step struct {
 }
 
 // check is a TCP check of kind with the machine's shared settings.
-func check(c *Config, kind ProbeKind, name string) Check {
-	return Check{Kind: kind, Name: name, Checker: probe.TCP{Addr: "127.0.0.1:1"}, Params: c.Probe}
+func check(c *plan.Config, kind plan.ProbeKind, name string) plan.Probe {
+	return plan.Probe{Kind: kind, Name: name, Checker: probe.TCP{Addr: "127.0.0.1:1"}, Params: c.Probe}
 }
 
 func ev(e event) step                     { return step{ev: e} }
@@ -38,7 +39,7 @@ func TestMachine(t *testing.T) {
 	cmd := []hooks.Action{hooks.Command{Shell: "true"}}
 	cases := []struct {
 		name   string
-		cfg    func(*Config)
+		cfg    func(*plan.Config)
 		pid    int  // 0: pause mode
 		kids   bool // the reaper finds children left when the drain begins
 		steps  []step
@@ -57,39 +58,39 @@ func TestMachine(t *testing.T) {
 		},
 		{
 			name:   "TERM during post-start",
-			cfg:    func(c *Config) { c.PostStart = cmd },
+			cfg:    func(c *plan.Config) { c.PostStart = cmd },
 			pid:    42,
-			steps:  []step{ev(sigEvent{unix.SIGTERM}), ev(appExit{0}), ev(hookDone{kind: hookPostStart, err: errBoom})},
+			steps:  []step{ev(sigEvent{unix.SIGTERM}), ev(appExit{0}), ev(hookDone{kind: plan.HookPostStart, err: errBoom})},
 			phases: "starting stopping draining post-stop done",
 			acts:   []string{"start post-start deadline=none env=TEND_HOOK=post-start,TEND_APP_PID=42", "stop probes", "cancel post-start: a stop began", "signal SIGTERM", "signal SIGCONT", "cancel post-start: the app exited"},
 			code:   0, // not 69: the stop, not the hook, ended the app
 		},
 		{
 			name: "second TERM during pre-stop is held, not sent twice",
-			cfg:  func(c *Config) { c.PreStop = cmd },
+			cfg:  func(c *plan.Config) { c.PreStop = cmd },
 			pid:  42,
 			steps: []step{ev(sigEvent{unix.SIGTERM}), after(time.Second, sigEvent{unix.SIGTERM}),
-				ev(sigEvent{unix.SIGUSR1}), ev(hookDone{kind: hookPreStop}), ev(appExit{143})},
+				ev(sigEvent{unix.SIGUSR1}), ev(hookDone{kind: plan.HookPreStop}), ev(appExit{143})},
 			phases: "starting running stopping draining post-stop done",
 			acts:   []string{"stop probes", "start pre-stop deadline=10s env=TEND_HOOK=pre-stop,TEND_APP_PID=42", "signal SIGUSR1", "signal SIGTERM", "signal SIGCONT"},
 			code:   143,
 		},
 		{
 			name: "INT during pre-stop is held and follows the stop signal",
-			cfg:  func(c *Config) { c.PreStop = cmd },
+			cfg:  func(c *plan.Config) { c.PreStop = cmd },
 			pid:  42,
 			steps: []step{ev(sigEvent{unix.SIGTERM}), ev(sigEvent{unix.SIGINT}), ev(sigEvent{unix.SIGINT}),
-				ev(hookDone{kind: hookPreStop}), ev(sigEvent{unix.SIGTERM}), ev(appExit{143})},
+				ev(hookDone{kind: plan.HookPreStop}), ev(sigEvent{unix.SIGTERM}), ev(appExit{143})},
 			phases: "starting running stopping draining post-stop done",
 			acts:   []string{"stop probes", "start pre-stop deadline=10s env=TEND_HOOK=pre-stop,TEND_APP_PID=42", "signal SIGTERM", "signal SIGCONT", "signal SIGINT", "signal SIGTERM"},
 			code:   143,
 		},
 		{
 			name: "pause mode runs every hook",
-			cfg:  func(c *Config) { c.PostStart, c.PreStop, c.PostStop = cmd, cmd, cmd },
+			cfg:  func(c *plan.Config) { c.PostStart, c.PreStop, c.PostStop = cmd, cmd, cmd },
 			kids: true,
-			steps: []step{ev(hookDone{kind: hookPostStart}), ev(sigEvent{unix.SIGTERM}), ev(hookDone{kind: hookPreStop}),
-				ev(reaped{none: true}), ev(hookDone{kind: hookPostStop})},
+			steps: []step{ev(hookDone{kind: plan.HookPostStart}), ev(sigEvent{unix.SIGTERM}), ev(hookDone{kind: plan.HookPreStop}),
+				ev(reaped{none: true}), ev(hookDone{kind: plan.HookPostStop})},
 			phases: "pause stopping draining post-stop done",
 			acts: []string{"start post-start deadline=none env=TEND_HOOK=post-start", "stop probes",
 				"start pre-stop deadline=10s env=TEND_HOOK=pre-stop", "rest SIGTERM",
@@ -98,36 +99,36 @@ func TestMachine(t *testing.T) {
 		},
 		{
 			name:   "post-start failure in pause mode exits 69",
-			cfg:    func(c *Config) { c.PostStart = cmd },
-			steps:  []step{ev(hookDone{kind: hookPostStart, err: errBoom})},
+			cfg:    func(c *plan.Config) { c.PostStart = cmd },
+			steps:  []step{ev(hookDone{kind: plan.HookPostStart, err: errBoom})},
 			phases: "pause stopping draining post-stop done",
 			acts:   []string{"start post-start deadline=none env=TEND_HOOK=post-start", "stop probes"},
-			code:   ExitPostStartFailed,
+			code:   plan.ExitStartHookFailed,
 			reason: "post-start failed: boom",
 		},
 		{
 			name:   "the app exits during pre-stop",
-			cfg:    func(c *Config) { c.PreStop = cmd },
+			cfg:    func(c *plan.Config) { c.PreStop = cmd },
 			pid:    42,
-			steps:  []step{ev(sigEvent{unix.SIGINT}), ev(appExit{3}), ev(hookDone{kind: hookPreStop})},
+			steps:  []step{ev(sigEvent{unix.SIGINT}), ev(appExit{3}), ev(hookDone{kind: plan.HookPreStop})},
 			phases: "starting running stopping draining post-stop done",
 			acts:   []string{"stop probes", "start pre-stop deadline=10s env=TEND_HOOK=pre-stop,TEND_APP_PID=42"},
 			code:   3,
 		},
 		{
 			name:   "post-start failure stops the app with 69",
-			cfg:    func(c *Config) { c.PostStart = cmd },
+			cfg:    func(c *plan.Config) { c.PostStart = cmd },
 			pid:    42,
-			steps:  []step{ev(hookDone{kind: hookPostStart, err: errBoom}), ev(appExit{143})},
+			steps:  []step{ev(hookDone{kind: plan.HookPostStart, err: errBoom}), ev(appExit{143})},
 			phases: "starting stopping draining post-stop done",
 			acts:   []string{"start post-start deadline=none env=TEND_HOOK=post-start,TEND_APP_PID=42", "stop probes", "signal SIGTERM", "signal SIGCONT"},
-			code:   ExitPostStartFailed,
+			code:   plan.ExitStartHookFailed,
 			reason: "post-start failed: boom",
 		},
 		{
 			name: "liveness failure stops the app with 75",
-			cfg: func(c *Config) {
-				c.Checks = []Check{check(c, ProbeLive, "live"), check(c, ProbeReady, "ready")}
+			cfg: func(c *plan.Config) {
+				c.Checks = []plan.Probe{check(c, plan.ProbeLive, "live"), check(c, plan.ProbeReady, "ready")}
 			},
 			pid: 42,
 			steps: []step{ev(probeDone{idx: 0, err: errBoom}), ev(probeDone{idx: 0, err: errBoom}),
@@ -136,13 +137,13 @@ func TestMachine(t *testing.T) {
 			phases: "starting running stopping draining post-stop done",
 			acts: []string{"probe live env=TEND_HOOK=live-probe,TEND_APP_PID=42",
 				"probe ready env=TEND_HOOK=ready-probe,TEND_APP_PID=42", "stop probes", "signal SIGTERM", "signal SIGCONT"},
-			code:   ExitLivenessFailed,
+			code:   plan.ExitLivenessFailed,
 			reason: "liveness probe failed 3 times in a row: tcp://127.0.0.1:1: boom",
 		},
 		{
 			name: "a liveness probe's own grace period replaces --grace-period for its stop",
-			cfg: func(c *Config) {
-				c.Checks = []Check{check(c, ProbeLive, "live")}
+			cfg: func(c *plan.Config) {
+				c.Checks = []plan.Probe{check(c, plan.ProbeLive, "live")}
 				c.Checks[0].GracePeriod = 3 * time.Second
 			},
 			pid: 42,
@@ -151,33 +152,33 @@ func TestMachine(t *testing.T) {
 			phases: "starting running stopping draining post-stop done",
 			acts: []string{"probe live env=TEND_HOOK=live-probe,TEND_APP_PID=42", "stop probes", "signal SIGTERM", "signal SIGCONT",
 				"signal SIGKILL"},
-			code:   ExitLivenessFailed,
+			code:   plan.ExitLivenessFailed,
 			reason: "liveness probe failed 3 times in a row: tcp://127.0.0.1:1: boom",
 		},
 		{
 			name: "a startup probe's own grace period bounds pre-stop too",
-			cfg: func(c *Config) {
+			cfg: func(c *plan.Config) {
 				c.PreStop = cmd
-				c.Checks = []Check{check(c, ProbeStartup, "startup")}
+				c.Checks = []plan.Probe{check(c, plan.ProbeStartup, "startup")}
 				c.Checks[0].GracePeriod = 4 * time.Second
 			},
 			pid:    42,
-			steps:  []step{ev(probeDone{err: errBoom}), ev(probeDone{err: errBoom}), ev(probeDone{err: errBoom}), ev(hookDone{kind: hookPreStop}), ev(appExit{143})},
+			steps:  []step{ev(probeDone{err: errBoom}), ev(probeDone{err: errBoom}), ev(probeDone{err: errBoom}), ev(hookDone{kind: plan.HookPreStop}), ev(appExit{143})},
 			phases: "starting running stopping draining post-stop done",
 			acts: []string{"probe startup env=TEND_HOOK=startup-probe,TEND_APP_PID=42", "stop probes",
 				"start pre-stop deadline=4s env=TEND_HOOK=pre-stop,TEND_APP_PID=42", "signal SIGTERM", "signal SIGCONT"},
-			code:   ExitLivenessFailed,
+			code:   plan.ExitLivenessFailed,
 			reason: "startup probe failed 3 times in a row: tcp://127.0.0.1:1: boom",
 		},
 		{
 			name: "a probe's own grace period is not used by a stop it did not begin",
-			cfg: func(c *Config) {
+			cfg: func(c *plan.Config) {
 				c.PreStop = cmd
-				c.Checks = []Check{check(c, ProbeLive, "live")}
+				c.Checks = []plan.Probe{check(c, plan.ProbeLive, "live")}
 				c.Checks[0].GracePeriod = time.Second
 			},
 			pid:    42,
-			steps:  []step{ev(sigEvent{unix.SIGTERM}), ev(hookDone{kind: hookPreStop}), ev(appExit{143})},
+			steps:  []step{ev(sigEvent{unix.SIGTERM}), ev(hookDone{kind: plan.HookPreStop}), ev(appExit{143})},
 			phases: "starting running stopping draining post-stop done",
 			acts: []string{"probe live env=TEND_HOOK=live-probe,TEND_APP_PID=42", "stop probes",
 				"start pre-stop deadline=10s env=TEND_HOOK=pre-stop,TEND_APP_PID=42", "signal SIGTERM", "signal SIGCONT"},
@@ -185,7 +186,7 @@ func TestMachine(t *testing.T) {
 		},
 		{
 			name: "a probe tend could not run is unknown, never a failure",
-			cfg:  func(c *Config) { c.Checks = []Check{check(c, ProbeLive, "live")} },
+			cfg:  func(c *plan.Config) { c.Checks = []plan.Probe{check(c, plan.ProbeLive, "live")} },
 			pid:  42,
 			steps: []step{ev(probeDone{err: errUnknown}), ev(probeDone{err: errUnknown}),
 				ev(probeDone{err: errUnknown}), ev(probeDone{err: errUnknown}), ev(appExit{0})},
@@ -195,7 +196,7 @@ func TestMachine(t *testing.T) {
 		},
 		{
 			name:   "grace expiry kills the app",
-			cfg:    func(c *Config) { c.KillGroup = true },
+			cfg:    func(c *plan.Config) { c.KillGroup = true },
 			pid:    42,
 			steps:  []step{ev(sigEvent{unix.SIGTERM}), after(9*time.Second, tick{}), after(time.Second, tick{}), ev(appExit{137})},
 			phases: "starting running stopping draining post-stop done",
@@ -205,9 +206,9 @@ func TestMachine(t *testing.T) {
 		},
 		{
 			name: "pre-stop past the grace deadline is cut; the app still gets TERM, and 2 s before KILL",
-			cfg:  func(c *Config) { c.PreStop = cmd },
+			cfg:  func(c *plan.Config) { c.PreStop = cmd },
 			pid:  42,
-			steps: []step{ev(sigEvent{unix.SIGTERM}), after(10*time.Second, tick{}), ev(hookDone{kind: hookPreStop, err: errBoom}),
+			steps: []step{ev(sigEvent{unix.SIGTERM}), after(10*time.Second, tick{}), ev(hookDone{kind: plan.HookPreStop, err: errBoom}),
 				after(1999*time.Millisecond, tick{}), after(time.Millisecond, tick{}), ev(appExit{137})},
 			phases: "starting running stopping draining post-stop done",
 			acts:   []string{"stop probes", "start pre-stop deadline=10s env=TEND_HOOK=pre-stop,TEND_APP_PID=42", "cancel pre-stop: grace period expired", "signal SIGTERM", "signal SIGCONT", "signal SIGKILL"},
@@ -216,16 +217,16 @@ func TestMachine(t *testing.T) {
 		},
 		{
 			name:   "no probe runs while post-start runs",
-			cfg:    func(c *Config) { c.PostStart = cmd; c.Checks = []Check{check(c, ProbeLive, "live")} },
+			cfg:    func(c *plan.Config) { c.PostStart = cmd; c.Checks = []plan.Probe{check(c, plan.ProbeLive, "live")} },
 			pid:    42,
-			steps:  []step{after(time.Second, hookDone{kind: hookPostStart}), ev(sigEvent{unix.SIGTERM}), ev(appExit{143})},
+			steps:  []step{after(time.Second, hookDone{kind: plan.HookPostStart}), ev(sigEvent{unix.SIGTERM}), ev(appExit{143})},
 			phases: "starting running stopping draining post-stop done",
 			acts:   []string{"start post-start deadline=none env=TEND_HOOK=post-start,TEND_APP_PID=42", "probe live env=TEND_HOOK=live-probe,TEND_APP_PID=42", "stop probes", "signal SIGTERM", "signal SIGCONT"},
 			code:   143,
 		},
 		{
 			name:   "the stop signal begins a stop; WINCH does not",
-			cfg:    func(c *Config) { c.StopSignal = unix.SIGQUIT },
+			cfg:    func(c *plan.Config) { c.StopSignal = unix.SIGQUIT },
 			pid:    42,
 			steps:  []step{ev(sigEvent{unix.SIGWINCH}), ev(sigEvent{unix.SIGQUIT}), ev(appExit{131})},
 			phases: "starting running stopping draining post-stop done",
@@ -242,23 +243,23 @@ func TestMachine(t *testing.T) {
 		},
 		{
 			name: "a liveness failure sends the stop signal after -r",
-			cfg: func(c *Config) {
+			cfg: func(c *plan.Config) {
 				c.StopSignal = unix.SIGQUIT
 				c.Rewrite[unix.SIGQUIT] = unix.SIGUSR2
 				c.Probe.FailureThreshold = 1
-				c.Checks = []Check{check(c, ProbeLive, "live")}
+				c.Checks = []plan.Probe{check(c, plan.ProbeLive, "live")}
 			},
 			pid:    42,
 			steps:  []step{ev(probeDone{err: errBoom}), ev(appExit{0})},
 			phases: "starting running stopping draining post-stop done",
 			acts:   []string{"probe live env=TEND_HOOK=live-probe,TEND_APP_PID=42", "stop probes", "signal SIGUSR2", "signal SIGCONT"},
-			code:   ExitLivenessFailed,
+			code:   plan.ExitLivenessFailed,
 			reason: "liveness probe failed 1 times in a row: tcp://127.0.0.1:1: boom",
 		},
 		{
 			name: "the startup probe gates the others, then stops for good",
-			cfg: func(c *Config) {
-				c.Checks = []Check{check(c, ProbeStartup, "startup"), check(c, ProbeLive, "live"), check(c, ProbeReady, "ready")}
+			cfg: func(c *plan.Config) {
+				c.Checks = []plan.Probe{check(c, plan.ProbeStartup, "startup"), check(c, plan.ProbeLive, "live"), check(c, plan.ProbeReady, "ready")}
 			},
 			pid: 42,
 			steps: []step{ev(probeDone{idx: 0, err: errBoom}), ev(probeDone{idx: 0}), ev(probeDone{idx: 2}),
@@ -268,13 +269,15 @@ func TestMachine(t *testing.T) {
 			code:   143,
 		},
 		{
-			name:   "a startup probe that never passes stops the app with 75",
-			cfg:    func(c *Config) { c.Checks = []Check{check(c, ProbeStartup, "startup"), check(c, ProbeLive, "live")} },
+			name: "a startup probe that never passes stops the app with 75",
+			cfg: func(c *plan.Config) {
+				c.Checks = []plan.Probe{check(c, plan.ProbeStartup, "startup"), check(c, plan.ProbeLive, "live")}
+			},
 			pid:    42,
 			steps:  []step{ev(probeDone{idx: 0, err: errBoom}), ev(probeDone{idx: 0, err: errBoom}), ev(probeDone{idx: 0, err: errBoom}), ev(appExit{143})},
 			phases: "starting running stopping draining post-stop done",
 			acts:   []string{"probe startup env=TEND_HOOK=startup-probe,TEND_APP_PID=42", "stop probes", "signal SIGTERM", "signal SIGCONT"},
-			code:   ExitLivenessFailed,
+			code:   plan.ExitLivenessFailed,
 			reason: "startup probe failed 3 times in a row: tcp://127.0.0.1:1: boom",
 		},
 		{
@@ -298,16 +301,16 @@ func TestMachine(t *testing.T) {
 		{
 			name:   "post-stop sees the exit code; -e remaps it",
 			kids:   true,
-			cfg:    func(c *Config) { c.PostStop = cmd; c.RemapExit[143] = true },
+			cfg:    func(c *plan.Config) { c.PostStop = cmd; c.RemapExit[143] = true },
 			pid:    42,
-			steps:  []step{ev(sigEvent{unix.SIGTERM}), ev(appExit{143}), ev(reaped{none: true}), ev(hookDone{kind: hookPostStop})},
+			steps:  []step{ev(sigEvent{unix.SIGTERM}), ev(appExit{143}), ev(reaped{none: true}), ev(hookDone{kind: plan.HookPostStop})},
 			phases: "starting running stopping draining post-stop done",
 			acts:   []string{"stop probes", "signal SIGTERM", "signal SIGCONT", "rest SIGTERM", "start post-stop deadline=15.5s env=TEND_HOOK=post-stop,TEND_APP_PID=42,TEND_EXIT_CODE=143"},
 			code:   0,
 		},
 		{
 			name:   "a rewritten stop signal is what the app gets",
-			cfg:    func(c *Config) { c.Rewrite[unix.SIGTERM] = unix.SIGQUIT },
+			cfg:    func(c *plan.Config) { c.Rewrite[unix.SIGTERM] = unix.SIGQUIT },
 			pid:    42,
 			steps:  []step{ev(sigEvent{unix.SIGTERM}), ev(appExit{131})},
 			phases: "starting running stopping draining post-stop done",
@@ -364,7 +367,7 @@ func TestMachine(t *testing.T) {
 func TestInvalidEventsAreInternalErrors(t *testing.T) {
 	m, r := newTestMachine(nil)
 	m.begin(42)
-	m.handle(hookDone{kind: hookPreStop}) // never started
+	m.handle(hookDone{kind: plan.HookPreStop}) // never started
 	if m.st.internalErrors != 1 || m.st.phase != phaseRunning {
 		t.Fatalf("a report from a hook that never ran: %d internal errors, phase %s", m.st.internalErrors, m.st.phase)
 	}
@@ -401,8 +404,8 @@ func TestTransitionTable(t *testing.T) {
 // and follows the readiness checks; a failing liveness check turns /livez
 // 503 and stops nothing.
 func TestPauseModeProbes(t *testing.T) {
-	m, r := newTestMachine(func(c *Config) {
-		c.Checks = []Check{check(c, ProbeReady, "db"), check(c, ProbeLive, "api")}
+	m, r := newTestMachine(func(c *plan.Config) {
+		c.Checks = []plan.Probe{check(c, plan.ProbeReady, "db"), check(c, plan.ProbeLive, "api")}
 	})
 	m.begin(0)
 	type want struct{ ready, live bool }

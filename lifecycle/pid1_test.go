@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tend-init/tend/plan"
 	"golang.org/x/sys/unix"
 )
 
@@ -75,7 +76,7 @@ func pid1Helper(mode string) int {
 				want, end = 128+sig, "kill -"+strconv.Itoa(sig)+" $$"
 			}
 			script := "(while :; do (true &); done) & i=0; while [ $i -lt 3 ]; do (true &); i=$((i+1)); done; " + end
-			code, n, err := superviseOnce(func(c *Config) { c.DrainTimeout = 2 * time.Second }, []string{"sh", "-c", script})
+			code, n, err := superviseOnce(func(c *plan.Config) { c.DrainTimeout = 2 * time.Second }, []string{"sh", "-c", script})
 			reaped += n
 			if err != nil || code != want {
 				wrong++
@@ -92,8 +93,8 @@ func pid1Helper(mode string) int {
 	return 0
 }
 
-func superviseOnce(edit func(*Config), argv []string) (code int, reaped uint64, err error) {
-	cfg := Default()
+func superviseOnce(edit func(*plan.Config), argv []string) (code int, reaped uint64, err error) {
+	cfg := plan.Default()
 	cfg.Args = argv
 	if edit != nil {
 		edit(&cfg)

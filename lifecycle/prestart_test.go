@@ -5,9 +5,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tend-init/tend/hooks"
-	"github.com/tend-init/tend/reaper"
 	"golang.org/x/sys/unix"
+
+	"github.com/tend-init/tend/hooks"
+	"github.com/tend-init/tend/plan"
+	"github.com/tend-init/tend/reaper"
 )
 
 // TestPreStart: pre-start runs before the app; the app starts only once it
@@ -25,33 +27,33 @@ func TestPreStart(t *testing.T) {
 		code     int
 	}{
 		{name: "succeeds, then the app starts",
-			steps:  []event{hookDone{kind: hookPreStart}, appExit{0}, reaped{none: true}, hookDone{kind: hookPostStop}},
+			steps:  []event{hookDone{kind: plan.HookPreStart}, appExit{0}, reaped{none: true}, hookDone{kind: plan.HookPostStop}},
 			phases: "pre-start starting running draining post-stop done",
 			acts: []string{"start pre-start deadline=none env=TEND_HOOK=pre-start", "start app",
 				"start post-stop deadline=none env=TEND_HOOK=post-stop,TEND_APP_PID=42,TEND_EXIT_CODE=0"},
 			code: 0},
 		{name: "fails: no app, 69, post-stop runs",
-			steps:  []event{hookDone{kind: hookPreStart, err: errBoom}, reaped{none: true}, hookDone{kind: hookPostStop}},
+			steps:  []event{hookDone{kind: plan.HookPreStart, err: errBoom}, reaped{none: true}, hookDone{kind: plan.HookPostStop}},
 			phases: "pre-start draining post-stop done",
 			acts: []string{"start pre-start deadline=none env=TEND_HOOK=pre-start",
 				"start post-stop deadline=none env=TEND_HOOK=post-stop,TEND_EXIT_CODE=0"},
-			code: ExitPostStartFailed},
+			code: plan.ExitStartHookFailed},
 		{name: "TERM during pre-start: cut, no app",
-			steps:  []event{sigEvent{unix.SIGTERM}, hookDone{kind: hookPreStart, err: errBoom}, reaped{none: true}, hookDone{kind: hookPostStop}},
+			steps:  []event{sigEvent{unix.SIGTERM}, hookDone{kind: plan.HookPreStart, err: errBoom}, reaped{none: true}, hookDone{kind: plan.HookPostStop}},
 			phases: "pre-start draining post-stop done",
 			acts: []string{"start pre-start deadline=none env=TEND_HOOK=pre-start", "cancel pre-start: received SIGTERM",
 				"start post-stop deadline=none env=TEND_HOOK=post-stop,TEND_EXIT_CODE=0"},
 			code: 0},
 		{name: "the app cannot start: its exec code",
 			startErr: &reaper.ExecError{Prog: "app", Err: errBoom, Code: 127},
-			steps:    []event{hookDone{kind: hookPreStart}, reaped{none: true}, hookDone{kind: hookPostStop}},
+			steps:    []event{hookDone{kind: plan.HookPreStart}, reaped{none: true}, hookDone{kind: plan.HookPostStop}},
 			phases:   "pre-start draining post-stop done",
 			acts: []string{"start pre-start deadline=none env=TEND_HOOK=pre-start", "start app",
 				"start post-stop deadline=none env=TEND_HOOK=post-stop,TEND_EXIT_CODE=0"},
 			code: 127},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			m, r := newTestMachine(func(cfg *Config) { cfg.PreStart, cfg.PostStop, cfg.Args = cmd, cmd, []string{"app"} })
+			m, r := newTestMachine(func(cfg *plan.Config) { cfg.PreStart, cfg.PostStop, cfg.Args = cmd, cmd, []string{"app"} })
 			r.startErr = c.startErr
 			m.begin(0)
 			for i, e := range c.steps {

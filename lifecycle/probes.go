@@ -6,23 +6,24 @@ import (
 	"log/slog"
 
 	"github.com/tend-init/tend/health"
+	"github.com/tend-init/tend/plan"
 	"github.com/tend-init/tend/probe"
 )
 
-// checkState is what the machine knows of one check.
-type checkState struct {
+// probeState is what the machine knows of one check.
+type probeState struct {
 	t       probe.Threshold
 	lastErr error // the last failure, for /readyz?verbose and the log
 	passed  bool  // a startup check that has passed once
 }
 
-// newChecks starts each check in the kubelet's initial state: readiness
+// newProbeStates starts each check in the kubelet's initial state: readiness
 // failing (not ready until it passes), liveness and startup passing until
 // their failure threshold.
-func newChecks(cs []Check) []checkState {
-	out := make([]checkState, len(cs))
+func newProbeStates(cs []plan.Probe) []probeState {
+	out := make([]probeState, len(cs))
 	for i, c := range cs {
-		out[i].t = probe.NewThreshold(c.Params, c.Kind != ProbeReady)
+		out[i].t = probe.NewThreshold(c.Params, c.Kind != plan.ProbeReady)
 	}
 	return out
 }
@@ -33,7 +34,7 @@ func newChecks(cs []Check) []checkState {
 func (m *machine) startProbes() {
 	var startup []probeRun
 	for i, c := range m.cfg.Checks {
-		if c.Kind == ProbeStartup {
+		if c.Kind == plan.ProbeStartup {
 			startup = append(startup, m.probeRun(i, true))
 		}
 	}
@@ -48,7 +49,7 @@ func (m *machine) startMainProbes() {
 	m.st.started = true
 	var runs []probeRun
 	for i, c := range m.cfg.Checks {
-		if c.Kind != ProbeStartup {
+		if c.Kind != plan.ProbeStartup {
 			runs = append(runs, m.probeRun(i, false))
 		}
 	}
@@ -88,7 +89,7 @@ func (m *machine) onProbe(r probeDone) {
 		m.log.With(probeField(c), probeKindField(c), errField(r.err)).Debugf("%s attempt failed: %v", label(c), r.err)
 	}
 	passing, changed := cs.t.Observe(r.err == nil)
-	if c.Kind == ProbeStartup && r.err == nil {
+	if c.Kind == plan.ProbeStartup && r.err == nil {
 		m.onStartupPassed(r.idx)
 		return
 	}
@@ -96,7 +97,7 @@ func (m *machine) onProbe(r probeDone) {
 		return
 	}
 	m.log.With(probeField(c), probeKindField(c), slog.Bool("passing", passing)).Infof("%s is now %s", label(c), map[bool]string{true: "passing", false: "failing"}[passing])
-	if passing || c.Kind == ProbeReady {
+	if passing || c.Kind == plan.ProbeReady {
 		return
 	}
 	// A liveness or startup check failed.
@@ -107,7 +108,7 @@ func (m *machine) onProbe(r probeDone) {
 		m.log.With(probeField(c), probeKindField(c), errField(r.err)).Warnf("%s: /livez answers 503", why)
 		return
 	}
-	m.st.exitOverride = ExitLivenessFailed
+	m.st.exitOverride = plan.ExitLivenessFailed
 	m.decided(why)
 	grace := m.cfg.GracePeriod
 	if c.GracePeriod > 0 {
@@ -124,7 +125,7 @@ func (m *machine) onStartupPassed(i int) {
 	}
 	m.st.checks[i].passed = true
 	for j, c := range m.cfg.Checks {
-		if c.Kind == ProbeStartup && !m.st.checks[j].passed {
+		if c.Kind == plan.ProbeStartup && !m.st.checks[j].passed {
 			return
 		}
 	}
@@ -134,12 +135,12 @@ func (m *machine) onStartupPassed(i int) {
 
 // label names a check in messages: "liveness probe" for the one unnamed
 // liveness check, "readiness probe db" for a named one.
-func label(c Check) string {
+func label(c plan.Probe) string {
 	word := "readiness probe"
 	switch c.Kind {
-	case ProbeStartup:
+	case plan.ProbeStartup:
 		word = "startup probe"
-	case ProbeLive:
+	case plan.ProbeLive:
 		word = "liveness probe"
 	}
 	if c.Name == c.Kind.String() {
@@ -150,14 +151,14 @@ func label(c Check) string {
 
 // failingCheck returns the first check of kind that is failing, if any;
 // startup checks count for both /readyz and /livez until they pass.
-func (m *machine) failingCheck(kind ProbeKind) (Check, checkState, bool) {
+func (m *machine) failingCheck(kind plan.ProbeKind) (plan.Probe, probeState, bool) {
 	for i, c := range m.cfg.Checks {
 		cs := m.st.checks[i]
 		if c.Kind == kind && !cs.t.State() {
 			return c, cs, true
 		}
 	}
-	return Check{}, checkState{}, false
+	return plan.Probe{}, probeState{}, false
 }
 
 // checkStatuses is every check's state, for /readyz?verbose, /livez?verbose
@@ -167,7 +168,7 @@ func (m *machine) checkStatuses() []health.CheckStatus {
 	for i, c := range m.cfg.Checks {
 		cs := m.st.checks[i]
 		up := cs.t.State()
-		if c.Kind == ProbeStartup {
+		if c.Kind == plan.ProbeStartup {
 			up = cs.passed
 		}
 		st := health.CheckStatus{Name: c.Name, Kind: c.Kind.String(), Up: up}

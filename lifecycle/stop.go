@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/tend-init/tend/plan"
 	"github.com/tend-init/tend/signals"
 	"golang.org/x/sys/unix"
 )
@@ -52,19 +53,19 @@ func (m *machine) beginStopGrace(grace time.Duration, sig unix.Signal, why strin
 	}
 	m.publish()      // /readyz turns 503 before pre-stop starts, not after
 	m.w.stopProbes() // probes end with the stop, as in Kubernetes
-	m.cancelHook(hookPostStart, errors.New("a stop began"))
+	m.cancelHook(plan.HookPostStart, errors.New("a stop began"))
 	if m.st.appExited {
 		return
 	}
 	// Pre-stop and the stop signal share the grace deadline; in pause
 	// mode there is no app to signal, but pre-stop still runs, bounded
 	// the same way.
-	if m.graceKill() {
+	if m.cfg.KillAtGrace {
 		m.st.graceAt = m.st.stopBegan.Add(m.st.stopGrace)
 	}
 	switch {
 	case len(m.cfg.PreStop) > 0:
-		m.startHook(hookPreStop, m.st.graceAt)
+		m.startHook(plan.HookPreStop, m.st.graceAt)
 	case !pause:
 		m.sendStop()
 	}
@@ -75,7 +76,7 @@ func (m *machine) beginStopGrace(grace time.Duration, sig unix.Signal, why strin
 func (m *machine) sendStop() {
 	m.st.stopSent = true
 	now := m.now()
-	if earliest := now.Add(m.cfg.MinShutdownWindow); m.graceKill() && m.st.graceAt.Before(earliest) {
+	if earliest := now.Add(m.cfg.MinShutdownWindow); m.cfg.KillAtGrace && m.st.graceAt.Before(earliest) {
 		m.st.graceAt = earliest
 	}
 	if m.st.stopSignal == 0 {
@@ -87,9 +88,8 @@ func (m *machine) sendStop() {
 		// A stopped app (kill -STOP, a debugger, a frozen cgroup left
 		// thawed) cannot act on the stop signal until continued: SIGCONT
 		// right after it, as systemd sends, lets it stop at once instead
-		// of waiting out the grace period for SIGKILL. Not in the
-		// dumb-init mode: dumb-init forwards what it receives, no more.
-		if m.st.stopSignal != unix.SIGCONT && !m.dumb() {
+		// of waiting out the grace period for SIGKILL.
+		if m.st.stopSignal != unix.SIGCONT && m.cfg.ContAfterStop {
 			m.forward(unix.SIGCONT)
 		}
 	}
@@ -124,14 +124,14 @@ func (m *machine) onTick() {
 // onGrace fires at the stop deadline: whatever still runs of the app is
 // killed, its group too with -g.
 func (m *machine) onGrace() {
-	m.cancelHook(hookPreStop, errors.New("grace period expired"))
+	m.cancelHook(plan.HookPreStop, errors.New("grace period expired"))
 	if !m.st.hasApp || m.st.appExited {
 		return
 	}
 	if !m.st.stopSent {
 		// Pre-stop used up the grace period. As the kubelet, the app
 		// still gets the stop signal and a minimal shutdown window.
-		m.log.With(hookField(hookPreStop), sigField(m.st.stopSignal), slog.Duration("grace_period", m.st.stopGrace), slog.Duration("min_shutdown_window", m.cfg.MinShutdownWindow)).
+		m.log.With(hookField(plan.HookPreStop), sigField(m.st.stopSignal), slog.Duration("grace_period", m.st.stopGrace), slog.Duration("min_shutdown_window", m.cfg.MinShutdownWindow)).
 			Warnf("stop: pre-stop ran until the grace period of %s expired: sending the stop signal now, SIGKILL in %s", m.st.stopGrace, m.cfg.MinShutdownWindow)
 		m.sendStop()
 		return
@@ -156,7 +156,7 @@ func (m *machine) advance() {
 	switch m.st.phase {
 	case phaseStarting, phaseRunning, phaseStopping:
 		appGone := !m.st.hasApp || m.st.appExited
-		if appGone && m.st.hooks[hookPostStart] == nil && m.st.hooks[hookPreStop] == nil {
+		if appGone && m.st.hooks[plan.HookPostStart] == nil && m.st.hooks[plan.HookPreStop] == nil {
 			m.beginDrain()
 		}
 	case phaseDraining:
@@ -225,11 +225,11 @@ func (m *machine) endDrain() {
 		m.transition(phaseDone, "no post-stop hook")
 		return
 	}
-	m.startHook(hookPostStop, m.stopEnd())
+	m.startHook(plan.HookPostStop, m.stopEnd())
 }
 
 // postStopFloor is what post-stop gets at least, and what the default
-// stop leaves it before docker stop's SIGKILL (Default).
+// stop leaves it before docker stop's SIGKILL (plan.Default).
 const postStopFloor = 500 * time.Millisecond
 
 // stopEnd is when post-stop is cut after a stop: the grace period, the

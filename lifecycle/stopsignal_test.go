@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/tend-init/tend/hooks"
+	"github.com/tend-init/tend/plan"
 	"golang.org/x/sys/unix"
 )
 
@@ -16,11 +17,11 @@ import (
 // signal is out goes straight to the app. SIGCONT follows the stop signal,
 // so a stopped app can act on it.
 func TestStopSignalOnEveryStop(t *testing.T) {
-	quit := func(c *Config) { c.StopSignal, c.StopSignalSet = unix.SIGQUIT, true }
+	quit := func(c *plan.Config) { c.StopSignal, c.StopSignalSet = unix.SIGQUIT, true }
 	cmd := []hooks.Action{hooks.Command{Shell: "true"}}
 	cases := []struct {
 		name  string
-		cfg   func(*Config)
+		cfg   func(*plan.Config)
 		steps []event
 		acts  []string
 	}{
@@ -33,16 +34,16 @@ func TestStopSignalOnEveryStop(t *testing.T) {
 		{"a later TERM goes straight to the app", quit,
 			[]event{sigEvent{unix.SIGTERM}, sigEvent{unix.SIGTERM}, appExit{143}},
 			[]string{"stop probes", "signal SIGQUIT", "signal SIGCONT", "signal SIGTERM"}},
-		{"TERM during pre-stop is held and follows QUIT", func(c *Config) { quit(c); c.PreStop = cmd },
-			[]event{sigEvent{unix.SIGTERM}, sigEvent{unix.SIGTERM}, hookDone{kind: hookPreStop}, appExit{131}},
+		{"TERM during pre-stop is held and follows QUIT", func(c *plan.Config) { quit(c); c.PreStop = cmd },
+			[]event{sigEvent{unix.SIGTERM}, sigEvent{unix.SIGTERM}, hookDone{kind: plan.HookPreStop}, appExit{131}},
 			[]string{"stop probes", "start pre-stop deadline=10s env=TEND_HOOK=pre-stop,TEND_APP_PID=42", "signal SIGQUIT", "signal SIGCONT", "signal SIGTERM"}},
-		{"a rewrite of the stop signal still applies", func(c *Config) { quit(c); c.Rewrite[unix.SIGQUIT] = unix.SIGUSR1 },
+		{"a rewrite of the stop signal still applies", func(c *plan.Config) { quit(c); c.Rewrite[unix.SIGQUIT] = unix.SIGUSR1 },
 			[]event{sigEvent{unix.SIGTERM}, appExit{0}},
 			[]string{"stop probes", "signal SIGUSR1", "signal SIGCONT"}},
 		{"without --stop-signal, INT is what the app gets", nil,
 			[]event{sigEvent{unix.SIGINT}, appExit{130}},
 			[]string{"stop probes", "signal SIGINT", "signal SIGCONT"}},
-		{"a stop signal of CONT is not sent twice", func(c *Config) { c.StopSignal, c.StopSignalSet = unix.SIGCONT, true },
+		{"a stop signal of CONT is not sent twice", func(c *plan.Config) { c.StopSignal, c.StopSignalSet = unix.SIGCONT, true },
 			[]event{sigEvent{unix.SIGTERM}, appExit{0}},
 			[]string{"stop probes", "signal SIGCONT"}},
 	}
@@ -79,8 +80,8 @@ func TestDefaultStopEndsInsideDockerStop(t *testing.T) {
 		{"--grace-period 20s", 20 * time.Second, 23500 * time.Millisecond},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			m, r := newTestMachine(func(cfg *Config) {
-				d := Default()
+			m, r := newTestMachine(func(cfg *plan.Config) {
+				d := plan.Default()
 				cfg.GracePeriod, cfg.DrainTimeout = d.GracePeriod, d.DrainTimeout
 				if c.grace != 0 {
 					cfg.GracePeriod = c.grace
@@ -94,7 +95,7 @@ func TestDefaultStopEndsInsideDockerStop(t *testing.T) {
 			// the shutdown window; one process ignores the drain's TERM.
 			r.children = true
 			for _, s := range []step{ev(sigEvent{unix.SIGTERM}), after(m.cfg.GracePeriod, tick{}),
-				ev(hookDone{kind: hookPreStop, err: errBoom}), after(m.cfg.MinShutdownWindow, tick{}),
+				ev(hookDone{kind: plan.HookPreStop, err: errBoom}), after(m.cfg.MinShutdownWindow, tick{}),
 				ev(appExit{137}), after(m.cfg.DrainTimeout, tick{}), ev(reaped{none: true})} {
 				r.clock = r.clock.Add(s.wait)
 				m.handle(s.ev)

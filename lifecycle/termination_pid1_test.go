@@ -11,9 +11,11 @@ import (
 	"testing"
 	"time"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/tend-init/tend/hooks"
 	"github.com/tend-init/tend/logger"
-	"golang.org/x/sys/unix"
+	"github.com/tend-init/tend/plan"
 )
 
 // termMode is the PID-1 helper mode of these tests. It is dispatched from
@@ -62,7 +64,7 @@ func terminationHelper() int {
 		fmt.Printf("RESULT error=%v\n", err)
 		return 1
 	}
-	cfg := Default()
+	cfg := plan.Default()
 	cfg.Args = []string{"sleep", "30"}
 	cfg.PostStart = []hooks.Action{hook}
 	cfg.TerminationMessagePath = path
@@ -173,8 +175,8 @@ func TestPID1TerminationMessageRefusesWhatTheAppPlanted(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			code, commChanged, log := runTermination(t, c.path)
-			if code != ExitPostStartFailed {
-				t.Errorf("exit %d, want %d\n%s", code, ExitPostStartFailed, log)
+			if code != plan.ExitStartHookFailed {
+				t.Errorf("exit %d, want %d\n%s", code, plan.ExitStartHookFailed, log)
 			}
 			if !strings.Contains(log, "WARN: termination message not written") || !strings.Contains(log, c.warn) {
 				t.Errorf("no warning naming %q:\n%s", c.warn, log)
@@ -219,14 +221,14 @@ func TestPID1TerminationMessageWritten(t *testing.T) {
 	} {
 		code, _, log := runTermination(t, c.path)
 		b, err := os.ReadFile(c.path)
-		if code != ExitPostStartFailed || err != nil || string(b) != c.want {
-			t.Errorf("%s: exit %d, file %q (%v); want %d, %q\n%s", c.path, code, b, err, ExitPostStartFailed, c.want, log)
+		if code != plan.ExitStartHookFailed || err != nil || string(b) != c.want {
+			t.Errorf("%s: exit %d, file %q (%v); want %d, %q\n%s", c.path, code, b, err, plan.ExitStartHookFailed, c.want, log)
 		}
 	}
 	if st, err := os.Stat(absent); err != nil || !st.Mode().IsRegular() || st.Mode().Perm()&^0o644 != 0 {
 		t.Errorf("the created file: %v %v", st.Mode(), err)
 	}
-	if code, _, log := runTermination(t, noDir); code != ExitPostStartFailed || strings.Contains(log, "WARN: termination") {
+	if code, _, log := runTermination(t, noDir); code != plan.ExitStartHookFailed || strings.Contains(log, "WARN: termination") {
 		t.Errorf("missing directory: exit %d\n%s", code, log)
 	}
 	if _, err := os.Stat(filepath.Dir(noDir)); err == nil {

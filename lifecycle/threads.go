@@ -2,19 +2,20 @@ package lifecycle
 
 import (
 	"github.com/tend-init/tend/hooks"
+	"github.com/tend-init/tend/plan"
 	"github.com/tend-init/tend/thread"
 )
 
 // reserveThreads creates the threads cfg can need (package thread) before
 // the app starts. It returns the threads wanted and the threads tend has
 // (-1: unknown).
-func reserveThreads(cfg *Config) (want, have int) {
+func reserveThreads(cfg *plan.Config) (want, have int) {
 	want = threadBudget(cfg)
 	return want, thread.Reserve(want)
 }
 
 // threadBudget is thread.Budget for what cfg runs.
-func threadBudget(cfg *Config) int {
+func threadBudget(cfg *plan.Config) int {
 	n := thread.Needs{
 		TerminationMessage: cfg.TerminationMessagePath != "",
 		Health:             cfg.HealthAddr != "",

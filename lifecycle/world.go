@@ -9,14 +9,16 @@ import (
 	"os/exec"
 	"time"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/tend-init/tend/health"
 	"github.com/tend-init/tend/hooks"
 	"github.com/tend-init/tend/http1"
 	"github.com/tend-init/tend/internal/user"
+	"github.com/tend-init/tend/plan"
 	"github.com/tend-init/tend/probe"
 	"github.com/tend-init/tend/reaper"
 	"github.com/tend-init/tend/signals"
-	"golang.org/x/sys/unix"
 )
 
 // The world, as the machine sees it, with real processes.
@@ -31,7 +33,7 @@ func (l *Loop) signalApp(sig unix.Signal, group bool) error {
 	return l.app.Signal(sig)
 }
 
-func (l *Loop) startHook(kind HookKind, cmds []hooks.Action, env []string, deadline time.Time) context.CancelCauseFunc {
+func (l *Loop) startHook(kind plan.HookKind, cmds []hooks.Action, env []string, deadline time.Time) context.CancelCauseFunc {
 	ctx, cancel := context.WithCancelCause(context.Background())
 	run := ctx
 	release := context.CancelFunc(func() {})
@@ -46,7 +48,7 @@ func (l *Loop) startHook(kind HookKind, cmds []hooks.Action, env []string, deadl
 	go func() {
 		start := time.Now()
 		as := l.cfg.User
-		if kind == hookPostStop || kind == hookPreStart {
+		if kind == plan.HookPostStop || kind == plan.HookPreStart {
 			as = nil // set-up before and clean-up after the app: as tend itself
 		}
 		r := hooks.Runner{Starter: l.childStarter(as), Env: env, Get: l.hookGet, Timeout: l.cfg.HookTimeout, Out: out}
@@ -112,7 +114,7 @@ type childStarter struct {
 	r    *reaper.Reaper
 	sigs *signals.Channels
 	as   *user.User
-	dir  string // "" but in the dumb-init mode, where tend itself is in /
+	dir  string // "" but with ChdirRoot, once tend itself is in /
 }
 
 func (s childStarter) Start(cmd *exec.Cmd) (c *reaper.Child, err error) {

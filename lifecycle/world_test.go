@@ -6,11 +6,13 @@ import (
 	"strings"
 	"time"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/tend-init/tend/health"
 	"github.com/tend-init/tend/hooks"
 	"github.com/tend-init/tend/logger"
+	"github.com/tend-init/tend/plan"
 	"github.com/tend-init/tend/signals"
-	"golang.org/x/sys/unix"
 )
 
 // recorder is the machine's world in table tests: no processes, a clock
@@ -41,7 +43,7 @@ func (r *recorder) signalApp(sig unix.Signal, group bool) error {
 	return nil
 }
 
-func (r *recorder) startHook(kind HookKind, cmds []hooks.Action, env []string, deadline time.Time) context.CancelCauseFunc {
+func (r *recorder) startHook(kind plan.HookKind, cmds []hooks.Action, env []string, deadline time.Time) context.CancelCauseFunc {
 	d := "none"
 	if !deadline.IsZero() {
 		d = deadline.Sub(r.clock).String()
@@ -106,8 +108,8 @@ func (r *recorder) signalExitedGroup(pid int, sig unix.Signal) {
 
 // newTestMachine builds a machine over a recorder, with cfg applied over
 // the defaults.
-func newTestMachine(edit func(*Config)) (*machine, *recorder) {
-	cfg := Default()
+func newTestMachine(edit func(*plan.Config)) (*machine, *recorder) {
+	cfg := plan.Default()
 	cfg.GracePeriod = 10 * time.Second
 	cfg.DrainTimeout = 3 * time.Second
 	if edit != nil {

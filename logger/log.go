@@ -257,3 +257,13 @@ func (l *Logger) Raw(line string) {
 	}
 	l.put(logEntry{line: line + "\n"})
 }
+
+// WarnAlways writes a warning whatever the verbosity: for a build setting
+// the user never chose that changes what tend does, which a mode whose
+// default is errors only would otherwise hide.
+func (l *Logger) WarnAlways(msg string) {
+	if l == nil {
+		return
+	}
+	l.put(l.entry(LevelWarn, nil, msg))
+}

@@ -6,7 +6,7 @@ import (
 )
 
 // Params are Kubernetes' probe settings. Their defaults live with the rest
-// of tend's, in lifecycle.Default.
+// of tend's, in plan.Default.
 type Params struct {
 	Period, Timeout, InitialDelay      time.Duration
 	FailureThreshold, SuccessThreshold int

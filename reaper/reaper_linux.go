@@ -73,9 +73,9 @@ func New(orphan func(Exit)) *Reaper {
 }
 
 // Observe has f called for every reaped process, the app and hooks
-// included, the moment it is reaped and before its Child hears of it; the
-// dumb-init mode's -v lists each exit as dumb-init does. Call it before the
-// first Start; f must not block.
+// included, the moment it is reaped and before its Child hears of it: the
+// loop's trace lists each exit. Call it before the first Start; f must not
+// block.
 func (r *Reaper) Observe(f func(Exit)) { r.observe = f }
 
 // AroundFork has f called, under the lock that serialises every start,

@@ -99,9 +99,9 @@ func (c *Channels) ignoreOwn() {
 }
 
 // jobControl lists the job-control signals tend ignores for itself: none
-// in the dumb-init mode, which forwards them and then suspends itself.
+// after ListenCatchable, which forwards them.
 func (c *Channels) jobControl() []unix.Signal {
-	if c.dumbInit {
+	if c.forwardJobControl {
 		return nil
 	}
 	return []unix.Signal{unix.SIGTTIN, unix.SIGTTOU}

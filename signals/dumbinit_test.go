@@ -15,7 +15,7 @@ func TestDumbInitForwarded(t *testing.T) {
 		pipe, urg bool
 		n         int
 	}{{true, true, 28}, {false, true, 27}, {true, false, 27}, {false, false, 26}} {
-		got := DumbInitForwarded(c.pipe, c.urg)
+		got := Catchable(c.pipe, c.urg)
 		if len(got) != c.n || slices.Contains(got, unix.SIGPIPE) != c.pipe || slices.Contains(got, unix.SIGURG) != c.urg {
 			t.Errorf("pipe %v urg %v: %v", c.pipe, c.urg, got)
 		}

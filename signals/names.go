@@ -119,7 +119,7 @@ func parseRealtime(name string) (unix.Signal, bool) {
 }
 
 // Rewrite maps a received signal to the one forwarded. A target of 0 drops
-// the signal. It mirrors dumb-init's --rewrite.
+// the signal, as -r and --rewrite-signal rules say.
 type Rewrite map[unix.Signal]unix.Signal
 
 // ParseRewrite reads one rule, FROM:TO, with names or numbers on either

@@ -37,9 +37,9 @@ type Channels struct {
 	queue    queue       // tend's own cap on queued signals (queue_linux.go)
 	// child is what hooks and probes inherit: children.go.
 	child childSignals
-	// dumbInit: ListenDumbInit built these; TTIN and TTOU are forwarded,
-	// not ignored (dumbinit.go).
-	dumbInit bool
+	// forwardJobControl: ListenCatchable built these; TTIN and TTOU are
+	// forwarded, not ignored (catchable.go).
+	forwardJobControl bool
 }
 
 // CapQueue caps tend's own queue of realtime signals at QueueLimit (see
@@ -213,8 +213,8 @@ func (c *Channels) AfterAppStart() <-chan struct{} {
 	// waits, so the loop need not wait for its seven round trips.
 	go func() {
 		// Never Notify with no signals: that asks for every signal,
-		// URG and PROF included. later is empty in the dumb-init mode
-		// (all registered by ListenDumbInit) and when every one of them
+		// URG and PROF included. later is empty after ListenCatchable
+		// (it registers all at once) and when every one of them
 		// was inherited ignored.
 		if len(c.later) > 0 {
 			signal.Notify(c.Forward, c.later...)

@@ -1,23 +1,24 @@
-// Package lifecycle is tend's one event loop: it starts the app, reaps,
-// forwards signals, runs the hooks and probes, and decides what tend exits
-// with. Configuration flows one way, from package main into a Config; the
-// loop's state is one value, moved between named phases by one transition
-// function.
-package lifecycle
+// Package plan is what tend was asked to do: the Config that a mode's
+// command line (package config) fills and the event loop (package
+// lifecycle) carries out, with its defaults, the probe and hook kinds,
+// the behaviours a mode chooses, and the exit codes tend chooses itself.
+// Configuration flows one way: nothing reads a flag after it is parsed.
+package plan
 
 import (
 	"errors"
 	"time"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/tend-init/tend/hooks"
 	"github.com/tend-init/tend/internal/user"
 	"github.com/tend-init/tend/logger"
 	"github.com/tend-init/tend/probe"
 	"github.com/tend-init/tend/signals"
-	"golang.org/x/sys/unix"
 )
 
-// Config is everything tend was asked to do. Package main fills it from
+// Config is everything tend was asked to do. Package config fills it from
 // flags and variables, starting from Default; nothing reads a flag later.
 type Config struct {
 	Args       []string // the app and its arguments; empty means pause mode
@@ -32,6 +33,9 @@ type Config struct {
 	// LogFormat is how tend writes its own lines: logger.Text (tini's, the
 	// default) or logger.JSON.
 	LogFormat logger.Format
+	// Version is tend's: HTTP probes and hooks send it in their User-Agent
+	// (probe.UserAgent), and /metrics shows it in tend_build_info.
+	Version string
 
 	// PreStart runs before the app starts, as tend's own user (set-up
 	// such as fixing a volume's ownership before --user drops to the
@@ -57,9 +61,6 @@ type Config struct {
 	// User, when set, is who the app, post-start, pre-stop and exec
 	// probes run as (--user); nil: as tend.
 	User *user.User
-	// Version is tend's: HTTP probes and hooks send it in their User-Agent
-	// (probe.UserAgent), and /metrics shows it in tend_build_info.
-	Version string
 	// MinShutdownWindow is the least time the app gets between the stop
 	// signal and SIGKILL, even when pre-stop used up the grace period: the
 	// kubelet's minimumGracePeriodInSeconds (kuberuntime_container.go,
@@ -76,21 +77,19 @@ type Config struct {
 	// them nor the variables. Off, they pass through untouched.
 	SocketActivation bool
 
-	// DumbInit, when set, is the dumb-init mode (dumbinit.go); nil is
-	// tend's own mode, tini's behaviour.
-	DumbInit *DumbInit
+	Behaviour
 
 	HealthAddr string // "" serves nothing
 	// Checks are the app probes, each named, of one kind, with its own
 	// settings. Several of a kind must all pass.
-	Checks []Check
+	Checks []Probe
 	// Probe holds the settings a check gets unless its kind's flags or
 	// its JSON form say otherwise.
 	Probe probe.Params
 }
 
-// Check is one named probe.
-type Check struct {
+// Probe is one named probe.
+type Probe struct {
 	Kind    ProbeKind
 	Name    string // as in /readyz?verbose and the probe label of /metrics
 	Checker probe.Handler
@@ -109,9 +108,17 @@ type Check struct {
 func Default() Config {
 	return Config{
 		Verbosity: logger.LevelWarn, // tini's default: warnings
-		// In both modes: dumb-init passes the variables on unchanged,
-		// so its app ignores the sockets; catatonit's behaviour is the
-		// one that works.
+		Behaviour: Behaviour{
+			// systemd's: a stopped app can act on the stop signal at once.
+			ContAfterStop: true,
+			// The kubelet's and docker stop's: a stop always ends.
+			KillAtGrace: true,
+			// tini's: reaping needs PID 1 or the subreaper bit.
+			WarnNotReaper: true,
+		},
+		// Whatever the mode: a peer that passes the variables on
+		// unchanged leaves its app ignoring the sockets; catatonit's
+		// behaviour is the one that works.
 		SocketActivation: true,
 		Rewrite:          signals.Rewrite{},
 		HookTimeout:      30 * time.Second,
@@ -145,8 +152,12 @@ func Default() Config {
 // Exit codes that tend chooses itself. They are fixed so that an
 // orchestrator can tell them apart, and -e never remaps them.
 const (
-	ExitPostStartFailed = 69 // EX_UNAVAILABLE: the app never became usable
-	ExitLivenessFailed  = 75 // EX_TEMPFAIL: restart me
+	// ExitStartHookFailed: a pre-start or post-start hook failed, so the
+	// app never became usable (EX_UNAVAILABLE).
+	ExitStartHookFailed = 69
+	// ExitLivenessFailed: a liveness or startup probe failed; restart me
+	// (EX_TEMPFAIL).
+	ExitLivenessFailed = 75
 )
 
 // ExitCode is the code a set-up error exits with: the one it carries (126

@@ -7,10 +7,11 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// DumbInitForwarded lists the standard signals dumb-init forwards: every
-// one from 1 to 31 that a process can catch but CHLD, which means "reap"
-// (dumb-init.c, main: it blocks and sigwaits on all of them). Unlike tini
-// mode, the fault signals, PIPE, URG, TTIN and TTOU are forwarded too:
+// Catchable lists every catchable standard signal, the set forwarded with
+// lifecycle's Behaviour.ForwardCatchable (whose doc names the peer it comes
+// from): every one from 1 to 31 that a process can catch but CHLD, which
+// means "reap". Unlike Forwarded (tini's set), the fault signals, PIPE,
+// URG, TTIN and TTOU are in it too:
 //   - A fault signal that another process sent (si_code SI_USER) reaches
 //     os/signal once Notify asked for it; a genuine fault in tend's own
 //     code still crashes it (runtime/signal_unix.go, sighandler).
@@ -23,14 +24,14 @@ import (
 //   - PROF is listed, but no Go program can receive it: the runtime
 //     consumes every SIGPROF for its profiler and never hands one to
 //     os/signal (runtime/signal_unix.go: `if sig == _SIGPROF { ...;
-//     return }`). The README's dumb-init table records it, with the proof
-//     in docs/design.md.
+//     return }`). The README records it, with the proof in
+//     docs/design.md.
 //
 // pipe: whether PIPE is forwarded. tend's own writes to a socket whose
 // peer has gone raise a PIPE that os/signal cannot tell from a sent one,
 // so with a health endpoint, or HTTP or gRPC probes and hooks, a peer
 // could otherwise make tend send the app a PIPE, which kills most programs.
-func DumbInitForwarded(pipe, urg bool) []unix.Signal {
+func Catchable(pipe, urg bool) []unix.Signal {
 	var out []unix.Signal
 	for s := unix.Signal(1); s <= 31; s++ {
 		switch s {
@@ -50,23 +51,23 @@ func DumbInitForwarded(pipe, urg bool) []unix.Signal {
 	return out
 }
 
-// ListenDumbInit is Listen for the dumb-init mode. Every standard signal
-// is registered now, before the app starts and before tend detaches from
-// its terminal, which sends tend HUP and CONT (dumb-init's tty hand-off,
-// which must be seen to be ignored once); an inherited SIG_IGN does not
-// stay, as dumb-init installs a handler for every signal, so the app starts
-// with every signal at its default. TERM, INT and stop go to Stop (they
+// ListenCatchable is Listen for Catchable's set. Every standard signal is
+// registered now, before the app starts and before tend detaches from its
+// terminal, which sends tend HUP and CONT (the terminal hand-off, which
+// must be seen to be ignored once); an inherited SIG_IGN does not stay, as
+// the peer installs a handler for every signal, so the app starts with
+// every signal at its default. TERM, INT and stop go to Stop (they
 // still begin tend's stop: readiness off, probes ended, pre-stop), the rest
 // to Forward; realtime signals are registered by AfterAppStart as in tini
-// mode. TTIN and TTOU stay handled, never ignored: dumb-init forwards them
-// and then suspends itself.
-func ListenDumbInit(stop unix.Signal, pipe, urg bool) *Channels {
+// mode. TTIN and TTOU stay handled, never ignored: they are forwarded, and
+// then tend may suspend itself.
+func ListenCatchable(stop unix.Signal, pipe, urg bool) *Channels {
 	c := &Channels{
-		Stop:     make(chan os.Signal, 8),
-		Child:    make(chan os.Signal, 1),
-		Forward:  make(chan os.Signal, 64),
-		drop:     make(chan os.Signal, 1),
-		dumbInit: true,
+		Stop:              make(chan os.Signal, 8),
+		Child:             make(chan os.Signal, 1),
+		Forward:           make(chan os.Signal, 64),
+		drop:              make(chan os.Signal, 1),
+		forwardJobControl: true,
 	}
 	signal.Notify(c.Child, unix.SIGCHLD)
 	if !pipe {
@@ -75,7 +76,7 @@ func ListenDumbInit(stop unix.Signal, pipe, urg bool) *Channels {
 		signal.Notify(c.drop, unix.SIGPIPE)
 	}
 	var stops, fwd []os.Signal
-	for _, s := range DumbInitForwarded(pipe, urg) {
+	for _, s := range Catchable(pipe, urg) {
 		if isStop(s) || s == stop {
 			stops = append(stops, s)
 		} else {

@@ -6,18 +6,21 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"syscall"
 
-	"github.com/tend-init/tend/reaper"
 	"golang.org/x/sys/unix"
+
+	"github.com/tend-init/tend/plan"
+	"github.com/tend-init/tend/reaper"
 )
 
-// The dumb-init mode's terminal. dumb-init gives up its controlling
-// terminal, and its child, after setsid(), asks for stdin's terminal with
-// ioctl(0, TIOCSCTTY, 0); when that fails it logs "Unable to attach to
-// controlling tty" under -v and runs the app anyway (dumb-init.c, main).
-// The 0 matters: with 1 a process holding CAP_SYS_ADMIN steals a terminal
+// The app in a new session (plan.GroupSession, whose doc cites the source):
+// tend gives up its controlling terminal, and the app, after setsid(),
+// asks for stdin's terminal with ioctl(0, TIOCSCTTY, 0); when that fails,
+// the trace says "Unable to attach to controlling tty" and the app runs
+// anyway. The 0 matters: with 1 a process holding CAP_SYS_ADMIN steals a terminal
 // another session holds. Go's SysProcAttr.Setctty always passes 1 and
 // fails the start when the ioctl fails, so run from an interactive shell
 // (a child of the session leader that holds the terminal) tend took the
@@ -26,15 +29,15 @@ import (
 // (attachable), where 1 and 0 do the same, and starts again without it if
 // the attach fails all the same (startCtty).
 
-// attach is what the app does with stdin's terminal in setsid mode: take
-// it (ok), or not, with the errno dumb-init's TIOCSCTTY would have met.
+// attach is what the app does with stdin's terminal in a new session:
+// take it (ok), or not, with the errno TIOCSCTTY with 0 would have met.
 type attach struct {
 	ok    bool
 	errno unix.Errno
 }
 
 // detachTerminal gives up tend's controlling terminal before the app
-// starts, so that the app's new session can take it (dumb-init.c, main),
+// starts, so that the app's new session can take it,
 // arms the hand-off when tend led the session, and reports whether the
 // app should take stdin as its controlling terminal.
 func (l *Loop) detachTerminal() attach {
@@ -44,12 +47,12 @@ func (l *Loop) detachTerminal() attach {
 	_, _, errno := unix.Syscall(unix.SYS_IOCTL, 0, unix.TIOCNOTTY, 0)
 	switch {
 	case errno != 0:
-		l.log.DumbInitf("Unable to detach from controlling tty (errno=%d %s).", int(errno), reaper.Strerror(errno))
+		l.log.Tracef("Unable to detach from controlling tty (errno=%d %s).", int(errno), reaper.Strerror(errno))
 	case sid == os.Getpid():
-		l.log.DumbInitf("Detached from controlling tty, ignoring the first SIGHUP and SIGCONT we receive.")
-		l.m.st.handOff = []unix.Signal{unix.SIGHUP, unix.SIGCONT}
+		l.log.Tracef("Detached from controlling tty, ignoring the first SIGHUP and SIGCONT we receive.")
+		l.m.st.ignoreOnce = []unix.Signal{unix.SIGHUP, unix.SIGCONT}
 	default:
-		l.log.DumbInitf("Detached from controlling tty, but was not session leader.")
+		l.log.Tracef("Detached from controlling tty, but was not session leader.")
 	}
 	return attachable(sidErr == nil && (errno != 0 || sid != os.Getpid()), terminalHeld)
 }
@@ -121,19 +124,39 @@ func ttyNr(stat []byte) (int64, bool) {
 	return nr, err == nil
 }
 
-// dumbInitAttr is how the app starts in the dumb-init mode: its own
-// session in setsid mode, else tend's own process group (no Setpgid).
-func dumbInitAttr(setsid bool, ctty attach) *syscall.SysProcAttr {
-	return &syscall.SysProcAttr{Setsid: setsid, Setctty: setsid && ctty.ok, Ctty: 0}
+// groupAttr is how the app starts for AppGroup: a new session, with
+// stdin's terminal when it can take it, or tend's own process group (no
+// Setpgid); nil for plan.GroupOwn, whose attributes appCommand chose.
+func groupAttr(g plan.AppGroup, ctty attach) *syscall.SysProcAttr {
+	switch g {
+	case plan.GroupSession:
+		return &syscall.SysProcAttr{Setsid: true, Setctty: ctty.ok, Ctty: 0}
+	case plan.GroupShared:
+		return &syscall.SysProcAttr{}
+	}
+	return nil
 }
 
-// startCtty starts the app. When the dumb-init mode's attach fails with
+// ignoreOnce reports whether recv is the first HUP or CONT after tend
+// detached from the terminal of the session it led: the kernel sends both
+// to tend's group then, and they must not reach the app (plan.GroupSession).
+func (m *machine) ignoreOnce(recv unix.Signal) bool {
+	i := slices.Index(m.st.ignoreOnce, recv)
+	if i < 0 {
+		return false
+	}
+	m.st.ignoreOnce = slices.Delete(m.st.ignoreOnce, i, i+1)
+	m.log.Tracef("Ignoring tty hand-off signal %d.", recv)
+	return true
+}
+
+// startCtty starts the app. When a new session's attach fails with
 // EPERM (a holder tend could not see, or stdin open for writing only and
-// no CAP_SYS_ADMIN), it starts it again without, as dumb-init goes on; an
+// no CAP_SYS_ADMIN), it starts it again without, as the source goes on; an
 // EPERM from elsewhere (exec, setuid) comes back on the second try.
 func (l *Loop) startCtty(start func(*exec.Cmd) (*reaper.Child, error), cmd *exec.Cmd) (*reaper.Child, error) {
 	app, err := reaper.ScriptWith(start, cmd)
-	if err == nil || cmd.SysProcAttr == nil || !cmd.SysProcAttr.Setctty || l.cfg.DumbInit == nil || !errors.Is(err, unix.EPERM) {
+	if err == nil || cmd.SysProcAttr == nil || !cmd.SysProcAttr.Setctty || l.cfg.AppGroup != plan.GroupSession || !errors.Is(err, unix.EPERM) {
 		return app, err
 	}
 	cmd.SysProcAttr.Setctty = false

@@ -1,0 +1,57 @@
+package config
+
+import (
+	"io"
+
+	"github.com/tend-init/tend/plan"
+)
+
+// Build is what the binary knows of itself: its version, and the GODEBUG
+// defaults its build gave the runtime (package main's godebug).
+type Build struct {
+	Version string
+	Godebug string
+}
+
+// Task is what one command line asks of tend, exactly one of: run the app
+// as Run says; make the one --check request, Healthcheck; or, with
+// neither, exit at once with Exit, whatever there was to say (-h, a
+// version, a usage message) already written.
+type Task struct {
+	Run         *plan.Config
+	Healthcheck *Healthcheck
+	Exit        int
+}
+
+// Mode is one command line tend answers to: whether args and env select
+// it, and how to read it into a Task. A mode's file in this package
+// defines one, fills plan.Config's Behaviour as its peer behaves, and
+// joins modes. An error from Parse is one line, and tend exits with
+// plan.ExitCode of it.
+type Mode struct {
+	Name string
+	// Selects reports whether args and env ask for this mode, and the
+	// command line Parse reads (args[0] is kept: messages name it).
+	Selects func(args []string, env LookupEnv) ([]string, bool)
+	Parse   func(args []string, env LookupEnv, b Build, stdout, stderr io.Writer) (Task, error)
+}
+
+// modes are the command lines other than tend's own, tried in order.
+var modes = []Mode{dumbInitMode}
+
+// tendMode is tend's own command line (parse.go), the one taken when no
+// other mode is selected.
+var tendMode = Mode{Name: "tend", Parse: func(args []string, env LookupEnv, b Build, stdout, _ io.Writer) (Task, error) {
+	cfg, check, err := Parse(args, env, b.Version, stdout)
+	return Task{Run: cfg, Healthcheck: check}, err
+}}
+
+// ModeOf is the mode args and env select, and the command line it reads.
+func ModeOf(args []string, env LookupEnv) (Mode, []string) {
+	for _, m := range modes {
+		if margs, ok := m.Selects(args, env); ok {
+			return m, margs
+		}
+	}
+	return tendMode, args
+}

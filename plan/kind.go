@@ -1,0 +1,75 @@
+package plan
+
+import (
+	"strconv"
+
+	"github.com/tend-init/tend/hooks"
+)
+
+// HookKind names a lifecycle hook: which of Config's hook lists runs, and
+// the label of its runs in the log and /metrics.
+type HookKind int
+
+// The hooks, in the order they run.
+const (
+	HookNone HookKind = iota
+	HookPreStart
+	HookPostStart
+	HookPreStop
+	HookPostStop
+)
+
+// String is the hook's name in its flags, the log and /metrics.
+func (k HookKind) String() string {
+	switch k {
+	case HookPreStart:
+		return "pre-start"
+	case HookPostStart:
+		return "post-start"
+	case HookPreStop:
+		return "pre-stop"
+	case HookPostStop:
+		return "post-stop"
+	}
+	return "hook(" + strconv.Itoa(int(k)) + ")"
+}
+
+// Hooks is the list of actions hook k runs.
+func (c *Config) Hooks(k HookKind) []hooks.Action {
+	switch k {
+	case HookPreStart:
+		return c.PreStart
+	case HookPostStart:
+		return c.PostStart
+	case HookPreStop:
+		return c.PreStop
+	case HookPostStop:
+		return c.PostStop
+	}
+	return nil
+}
+
+// ProbeKind is what a check feeds: Kubernetes' startupProbe,
+// readinessProbe or livenessProbe.
+type ProbeKind int
+
+// The probe kinds; ProbeNone is no kind.
+const (
+	ProbeNone ProbeKind = iota
+	ProbeStartup
+	ProbeReady
+	ProbeLive
+)
+
+// String is the kind's label in /metrics and in its flags.
+func (k ProbeKind) String() string {
+	switch k {
+	case ProbeStartup:
+		return "startup"
+	case ProbeReady:
+		return "ready"
+	case ProbeLive:
+		return "live"
+	}
+	return "probe(" + strconv.Itoa(int(k)) + ")"
+}
