@@ -134,14 +134,14 @@ type Drop int
 
 // The reasons, each counted apart in Stats.
 const (
-	Accepted  Drop = iota
-	Truncated      // longer than MaxDatagram (MSG_TRUNC), or its control data cut (MSG_CTRUNC)
-	WithFds        // SCM_RIGHTS attached; the descriptors are closed
-	NoCreds        // no SCM_CREDENTIALS, or pid 0: a sender outside tend's pid namespace
-	HasNUL         // a NUL byte before the last byte
-	Denied         // the caller's check refused the sender's pid
-	RateLimited    // over the token bucket
-	QueueFull      // the loop had not taken the previous messages
+	Accepted    Drop = iota
+	Truncated        // longer than MaxDatagram (MSG_TRUNC), or its control data cut (MSG_CTRUNC)
+	WithFds          // SCM_RIGHTS attached; the descriptors are closed
+	NoCreds          // no SCM_CREDENTIALS, or pid 0: a sender outside tend's pid namespace
+	HasNUL           // a NUL byte before the last byte
+	Denied           // the caller's check refused the sender's pid
+	RateLimited      // over the token bucket
+	QueueFull        // the loop had not taken the previous messages
 	nDrops
 )
 
