@@ -132,7 +132,7 @@ func showStatus(s string) string {
 // Drop is why a datagram was dropped before parsing.
 type Drop int
 
-// The reasons, each counted apart in Stats.
+// The reasons, each counted apart (Receiver.Count).
 const (
 	Accepted    Drop = iota
 	Truncated        // longer than MaxDatagram (MSG_TRUNC), or its control data cut (MSG_CTRUNC)
