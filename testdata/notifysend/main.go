@@ -11,6 +11,8 @@
 //	           then wait up to 5 s for the receiver to close it, as
 //	           sd_notify_barrier does, and exit 3 if it does not
 //	-nonblock  count EAGAIN instead of waiting for room
+//	-tend      send once through tend's own notify.Sender instead, as tend
+//	           will when podman or systemd runs it
 //
 // It prints "sent=N eagain=M" and exits 0, or 1 on any other error. It is
 // built with CGO_ENABLED=0 so it runs in scratch images.
@@ -24,6 +26,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tend-init/tend/notify"
 	"golang.org/x/sys/unix"
 )
 
@@ -32,15 +35,34 @@ func main() {
 	size := flag.Int("size", 0, "pad the message to this many bytes")
 	withFd := flag.Bool("fd", false, "attach a pipe's write end and wait for it to be closed")
 	nonblock := flag.Bool("nonblock", false, "count EAGAIN instead of blocking")
+	viaTend := flag.Bool("tend", false, "send through notify.Sender")
 	flag.Parse()
 	msg := strings.Join(flag.Args(), "\n")
 	if len(msg) < *size {
 		msg += strings.Repeat("x", *size-len(msg))
 	}
+	fmt.Printf("NOTIFY_SOCKET=%s\n", os.Getenv("NOTIFY_SOCKET"))
+	run := run
+	if *viaTend {
+		run = func(msg string, _ int, _, _ bool) error { return sendViaTend(msg) }
+	}
 	if err := run(msg, *n, *withFd, *nonblock); err != nil {
 		fmt.Fprintln(os.Stderr, "notifysend:", err)
 		os.Exit(1)
 	}
+}
+
+func sendViaTend(msg string) error {
+	s, err := notify.FromEnv(os.LookupEnv)
+	if err != nil || s == nil {
+		return fmt.Errorf("notify.FromEnv: %v, %v", s, err)
+	}
+	defer s.Close()
+	if err := s.Send(msg); err != nil {
+		return err
+	}
+	fmt.Println("sent=1 eagain=0")
+	return nil
 }
 
 func run(msg string, n int, withFd, nonblock bool) error {
