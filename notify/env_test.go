@@ -42,7 +42,9 @@ func TestFromEnv(t *testing.T) {
 				lookup = lookupOf()
 			}
 			s, err := FromEnv(lookup)
-			defer s.Close()
+			if s != nil {
+				defer s.Close()
+			}
 			switch {
 			case c.wantErr != "":
 				if err == nil || !strings.Contains(err.Error(), c.wantErr) || s != nil {
