@@ -30,7 +30,12 @@ func TestSenderUnderPodman(t *testing.T) {
 	fd := manager(t, name)
 	// The rlimits: runc refuses to raise them above the host's (see
 	// examples/podman_test.go).
-	cmd := exec.Command(podman, "run", "--rm", "--sdnotify=container", "--network=none",
+	// A store of the test's own (an empty one: --rootfs needs no image),
+	// so that a developer's podman store, whatever its driver, is never
+	// touched (examples/main_test.go does the same).
+	store := t.TempDir()
+	cmd := exec.Command(podman, "--root", filepath.Join(store, "root"), "--runroot", filepath.Join(store, "run"), "--tmpdir", filepath.Join(store, "tmp"),
+		"run", "--rm", "--sdnotify=container", "--network=none",
 		"--ulimit", "nofile=4096:4096", "--ulimit", "nproc=4096:4096",
 		"--rootfs", root, "/notifysend", "-tend", "READY=1\nSTATUS=from inside")
 	cmd.Env = append(StripEnv(os.Environ()), EnvSocket+"="+name)
