@@ -22,6 +22,9 @@ command -v mandoc >/dev/null || need+=(mandoc)
 command -v groff >/dev/null || need+=(groff-base)
 command -v cpio >/dev/null || need+=(cpio)
 command -v debootstrap >/dev/null || need+=(debootstrap)
+# systemd-socket-activate (socket activation in front of tend,
+# TestSocketActivationUnderSystemdSocketActivate) and systemd-notify.
+command -v systemd-socket-activate >/dev/null || need+=(systemd)
 # dumb-init's own suite (make dumb-init-suite): pytest, and ps for its
 # test-zombies.
 /usr/bin/python3 -c 'import pytest' 2>/dev/null || need+=(python3-pytest)
