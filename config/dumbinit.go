@@ -47,6 +47,9 @@ func DumbInitMode(args []string, env LookupEnv) ([]string, bool) {
 var dumbInitMode = Mode{Name: "dumb-init", Selects: DumbInitMode,
 	Parse: func(args []string, env LookupEnv, b Build, _, stderr io.Writer) (Task, error) {
 		cfg, code, err := ParseDumbInit(args, env, b.Godebug, stderr)
+		if cfg != nil {
+			cfg.Version = b.Version // tend's, for the User-Agent and /metrics
+		}
 		return Task{Run: cfg, Exit: code}, err
 	}}
 

@@ -44,6 +44,10 @@ func TestModeOf(t *testing.T) {
 		case task.Run != nil:
 			got = "run and check"
 		}
+		if task.Run != nil && task.Run.Version != "v0" {
+			// The User-Agent of HTTP probes and hooks, and /metrics' tend_build_info.
+			t.Errorf("%q %q: version %q, want the build's, v0", c.args, c.env, task.Run.Version)
+		}
 		if m.Name != c.mode || got != c.task {
 			t.Errorf("%q %q: mode %s, task %q; want %s, %q", c.args, c.env, m.Name, got, c.mode, c.task)
 		}
