@@ -204,7 +204,7 @@ func parseCheck(kind plan.ProbeKind, val string, p probe.Params) (plan.Probe, er
 		// nothing.
 		return plan.Probe{}, errors.New("terminationGracePeriodSeconds must not be set on a readiness probe, as in Kubernetes")
 	}
-	ch := plan.Probe{Kind: kind, Name: name, Checker: c, Params: p}
+	ch := plan.Probe{Kind: kind, Name: name, Handler: c, Params: p}
 	if st.GracePeriod != nil {
 		ch.GracePeriod = *st.GracePeriod
 	}

@@ -50,7 +50,7 @@ func ownsSockets(cfg *plan.Config) bool {
 		return true
 	}
 	for _, c := range cfg.Checks {
-		if _, ok := c.Checker.(probe.Command); !ok {
+		if _, ok := c.Handler.(probe.Command); !ok {
 			return true
 		}
 	}

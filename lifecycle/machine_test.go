@@ -22,7 +22,7 @@ type step struct {
 
 // check is a TCP check of kind with the machine's shared settings.
 func check(c *plan.Config, kind plan.ProbeKind, name string) plan.Probe {
-	return plan.Probe{Kind: kind, Name: name, Checker: probe.TCP{Addr: "127.0.0.1:1"}, Params: c.Probe}
+	return plan.Probe{Kind: kind, Name: name, Handler: probe.TCP{Addr: "127.0.0.1:1"}, Params: c.Probe}
 }
 
 func ev(e event) step                     { return step{ev: e} }

@@ -101,7 +101,7 @@ func (m *machine) onProbe(r probeDone) {
 		return
 	}
 	// A liveness or startup check failed.
-	why := fmt.Sprintf("%s failed %d times in a row: %s: %v", label(c), c.Params.FailureThreshold, c.Checker, r.err)
+	why := fmt.Sprintf("%s failed %d times in a row: %s: %v", label(c), c.Params.FailureThreshold, c.Handler, r.err)
 	if m.st.phase == phasePause {
 		// A sidecar: /livez says so, and the orchestrator restarts
 		// whatever it attributes the probe to. tend keeps running.

@@ -89,7 +89,7 @@ func (l *Loop) startProbes(runs []probeRun) {
 			Note: func(n string) {
 				l.log.With(probeField(c), probeKindField(c)).Warnf("%s check %s: %s", c.Kind, c.Name, n)
 			}}
-		go probe.Run(ctx, r.check.Checker, r.check.Params, x, func(err error) bool {
+		go probe.Run(ctx, r.check.Handler, r.check.Params, x, func(err error) bool {
 			select {
 			case l.events <- probeDone{idx: r.idx, err: err}:
 			case <-ctx.Done():

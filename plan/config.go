@@ -91,8 +91,8 @@ type Config struct {
 // Probe is one named probe.
 type Probe struct {
 	Kind    ProbeKind
-	Name    string // as in /readyz?verbose and the probe label of /metrics
-	Checker probe.Handler
+	Name    string        // as in /readyz?verbose and the probe label of /metrics
+	Handler probe.Handler // what one attempt does (Kubernetes' ProbeHandler)
 	Params  probe.Params
 	// GracePeriod, when not 0, replaces Config.GracePeriod for a stop this
 	// check's failure begins: a liveness or startup probe's own
