@@ -82,14 +82,7 @@ func (c *memoryCgroup) oomKills() int {
 	if c.v2 {
 		name = "memory.events"
 	}
-	b, _ := os.ReadFile(c.file(name))
-	for _, l := range strings.Split(string(b), "\n") {
-		if v, ok := strings.CutPrefix(l, "oom_kill "); ok {
-			n, _ := strconv.Atoi(strings.TrimSpace(v))
-			return n
-		}
-	}
-	return 0
+	return keyedCount(c.file(name), "oom_kill")
 }
 
 // newMemoryCgroup makes a child of this process's own memory cgroup (from

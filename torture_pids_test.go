@@ -177,10 +177,17 @@ func (c *pidsCgroup) file(name string) string { return filepath.Join(c.dir, name
 
 // events is how often fork has failed at the limit so far ("max N").
 func (c *pidsCgroup) events() int {
-	b, _ := os.ReadFile(c.file("pids.events"))
+	return keyedCount(c.file("pids.events"), "max")
+}
+
+// keyedCount reads the number after "KEY " in a cgroup's keyed file
+// (pids.events, memory.events, memory.oom_control); 0 when the file or
+// the key is missing.
+func keyedCount(path, key string) int {
+	b, _ := os.ReadFile(path) // gone: the cgroup was removed, nothing counted
 	for _, l := range strings.Split(string(b), "\n") {
-		if v, ok := strings.CutPrefix(l, "max "); ok {
-			n, _ := strconv.Atoi(strings.TrimSpace(v))
+		if v, ok := strings.CutPrefix(l, key+" "); ok {
+			n, _ := strconv.Atoi(strings.TrimSpace(v)) // the kernel writes a decimal count
 			return n
 		}
 	}
