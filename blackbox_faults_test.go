@@ -79,6 +79,29 @@ func TestClosedPipesDoNotKillTend(t *testing.T) {
 	}
 }
 
+func TestUsageErrorToClosedPipeExitsOne(t *testing.T) {
+	// A usage error whose one line hits EPIPE still exits 1, as tini
+	// does, not 2 (the Go runtime's exit when PID 1 survives its SIGPIPE)
+	// nor 141 (dead of it, not PID 1).
+	for _, pid1 := range []bool{true, false} {
+		r, w, err := os.Pipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		_ = r.Close() // the reader is gone before tend starts
+		cmd := exec.Command(tendBin, "--no-such-flag", "--", "true")
+		if pid1 {
+			cmd = exec.Command("unshare", "-pf", "--mount-proc", tendBin, "--no-such-flag", "--", "true")
+		}
+		cmd.Stdout, cmd.Stderr = w, w
+		err = cmd.Run()
+		_ = w.Close() // our copy
+		if code := exitCodeOf(err); code != 1 {
+			t.Errorf("PID 1 %v: want 1, got %d (%v)", pid1, code, err)
+		}
+	}
+}
+
 func TestExecHooksWithoutShellOnReadOnlyRoot(t *testing.T) {
 	root := scratchRoot(t) // skips unless root
 	if err := os.Mkdir(filepath.Join(root, "tmp"), 0o755); err != nil {

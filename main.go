@@ -24,6 +24,7 @@ import (
 	"github.com/tend-init/tend/logger"
 	"github.com/tend-init/tend/plan"
 	"github.com/tend-init/tend/probe"
+	"github.com/tend-init/tend/signals"
 )
 
 func main() {
@@ -40,6 +41,10 @@ func main() {
 // and the error's code (1, or 126/127 for an app that cannot run, as
 // tini).
 func run(ctx context.Context, args []string, env config.LookupEnv, stdout, stderr io.Writer) int {
+	// A usage error written to a closed stderr must cost a line, not the
+	// exit code: unguarded, the Go runtime dies of the EPIPE's SIGPIPE,
+	// or, as PID 1 (where the kernel drops it), exits 2.
+	signals.GuardPipe()
 	mode, args := config.ModeOf(args, env)
 	task, err := mode.Parse(args, env, config.Build{Version: version, Godebug: godebug}, stdout, stderr)
 	switch {
