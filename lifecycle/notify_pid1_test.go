@@ -3,10 +3,10 @@ package lifecycle
 import (
 	"bufio"
 	"context"
-	"errors"
-	"io"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"os/exec"
