@@ -43,6 +43,9 @@ func buildConfig(v values) (*plan.Config, error) {
 	if err := probeConfig(&cfg, v); err != nil {
 		return nil, err
 	}
+	if err := readNotify(&cfg, v); err != nil {
+		return nil, err
+	}
 	return &cfg, nil
 }
 

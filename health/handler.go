@@ -138,7 +138,9 @@ func (s *Server) verbose(path string, ok bool) string {
 			if c.Kind != kind && c.Kind != "startup" {
 				continue
 			}
-			if c.Up {
+			if c.Up && c.Detail != "" {
+				b.WriteString("[+]" + c.Name + " ok: " + c.Detail + "\n") // the app's STATUS= (--notify)
+			} else if c.Up {
 				b.WriteString("[+]" + c.Name + " ok\n")
 			} else {
 				failed = true

@@ -92,6 +92,9 @@ func (m *machine) readiness() (bool, string) {
 	case !m.st.started && m.hasChecks(plan.ProbeStartup):
 		return false, "not ready: startup probe not passed yet"
 	}
+	if ok, why := m.notifyReadiness(); !ok {
+		return false, why
+	}
 	if c, cs, bad := m.failingCheck(plan.ProbeReady); bad {
 		if cs.lastErr == nil {
 			return false, fmt.Sprintf("not ready: %s not passed yet", label(c))

@@ -53,6 +53,7 @@ type Loop struct {
 	// when it is not tend's own (nil: os.Environ()).
 	listenFiles []*os.File
 	appEnv      []string
+	note        notifier // sd_notify, outward and inward (notify.go)
 }
 
 // New performs the set-up in the order that loses nothing: the parent-death
@@ -89,7 +90,13 @@ func New(cfg plan.Config, stderr io.Writer) (l *Loop, err error) {
 		if err != nil || len(cfg.Args) == 0 {
 			loop.closeSockets() // no app will ever have them: a failed set-up, pause mode
 		}
+		if err != nil {
+			loop.closeNotify()
+		}
 	}()
+	if env, err = l.setupNotify(env); err != nil {
+		return nil, err
+	}
 	l.m = newMachine(&l.cfg, l.log, l, time.Now, env)
 	if cfg.Pdeathsig != 0 {
 		if err := unix.Prctl(unix.PR_SET_PDEATHSIG, uintptr(cfg.Pdeathsig), 0, 0, 0); err != nil {
@@ -224,6 +231,7 @@ func (l *Loop) Run(ctx context.Context) int {
 	defer l.log.Flush(logFlush)
 	defer l.stopProbes()
 	defer l.closeServer()
+	defer l.closeNotify()
 	beat, stopBeat := l.serve()
 	defer stopBeat()
 	var appDone <-chan reaper.Exit
@@ -232,6 +240,7 @@ func (l *Loop) Run(ctx context.Context) int {
 		appDone, pid = l.app.Done(), l.app.Pid
 	}
 	l.m.begin(pid)
+	l.tellManager()
 	// The sweep after the start: SIGCHLD was registered before the fork
 	// (docs/design.md, "When signals are registered", step 1), so this
 	// only catches what exited in between.
@@ -241,6 +250,7 @@ func (l *Loop) Run(ctx context.Context) int {
 	timer.Stop()
 	var armed time.Time
 	ctxDone := ctx.Done()
+	inbox := l.inbox()
 	for l.m.st.phase != phaseDone {
 		// One timer serves every deadline the machine keeps.
 		if d := l.m.deadline(); !d.Equal(armed) {
@@ -280,9 +290,20 @@ func (l *Loop) Run(ctx context.Context) int {
 		case <-ctxDone:
 			ctxDone = nil
 			ev = cancelled{}
+		case <-l.note.dog:
+			l.watchdogPing()
+			continue
+		case msg, ok := <-inbox:
+			if !ok {
+				inbox = nil
+				l.inboxClosed()
+				continue
+			}
+			ev = notified{msg}
 		}
 		started := l.app
 		l.m.handle(ev)
+		l.tellManager()
 		if started == nil && l.app != nil {
 			// Started by the event just handled (after pre-start).
 			appDone = l.app.Done()

@@ -120,6 +120,7 @@ type state struct {
 	hooks   map[plan.HookKind]*hookRun
 	checks  []probeState // parallel to plan.Config.Checks
 	started bool         // every startup check has passed once (or none)
+	notes   appNotes     // what the app said on its socket (--notify; notifystate.go)
 
 	// Counters for /metrics.
 	forwarded      map[unix.Signal]uint64
@@ -199,6 +200,8 @@ func (m *machine) handle(ev event) {
 			m.log.Errorf("%v", e.err)
 		}
 		m.st.noChildren = e.none
+	case notified:
+		m.onNotify(e)
 	case tick:
 		m.onTick()
 	case cancelled:

@@ -180,5 +180,5 @@ func (m *machine) checkStatuses() []health.CheckStatus {
 		}
 		out[i] = st
 	}
-	return out
+	return m.notifyStatuses(out)
 }

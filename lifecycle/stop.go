@@ -106,6 +106,9 @@ func (m *machine) deadline() time.Time {
 	if !m.st.drainAt.IsZero() && (d.IsZero() || m.st.drainAt.Before(d)) {
 		d = m.st.drainAt
 	}
+	if w := m.notifyDeadline(); !w.IsZero() && (d.IsZero() || w.Before(d)) {
+		d = w
+	}
 	return d
 }
 
@@ -119,6 +122,7 @@ func (m *machine) onTick() {
 		m.st.drainAt = time.Time{}
 		m.onDrainTimeout()
 	}
+	m.checkWatchdog()
 }
 
 // onGrace fires at the stop deadline: whatever still runs of the app is

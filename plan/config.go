@@ -86,6 +86,24 @@ type Config struct {
 	// Probe holds the settings a check gets unless its kind's flags or
 	// its JSON form say otherwise.
 	Probe probe.Params
+
+	// Notify gives the app a NOTIFY_SOCKET of tend's own (--notify): its
+	// READY=1 is a readiness condition beside the readiness probes,
+	// RELOADING=1 withdraws it until the next READY=1, and its STATUS=
+	// shows in /readyz?verbose (package notify).
+	Notify bool
+	// NotifyWatchdog, with Notify, is how long the app may go without
+	// WATCHDOG=1 once its watchdog is armed (its first READY=1 or
+	// WATCHDOG=1, as systemd arms WatchdogSec= when a Type=notify service
+	// is running); missed, tend stops the app and exits 75, as for a
+	// failed liveness probe. 0: no watchdog.
+	NotifyWatchdog time.Duration
+	// NotifyPass lets the app inherit tend's own NOTIFY_SOCKET and
+	// WATCHDOG_* (--notify-pass), so that the app, not tend, speaks to
+	// podman or systemd, as under tini; tend then sends nothing there.
+	// Off, only tend speaks to them, and neither the app nor a hook nor
+	// a probe sees the variables.
+	NotifyPass bool
 }
 
 // Probe is one named probe.

@@ -13,6 +13,8 @@
 //	-nonblock  count EAGAIN instead of waiting for room
 //	-tend      send once through tend's own notify.Sender instead, as tend
 //	           will when podman or systemd runs it
+//	-stay      print "at=UNIXNANO" just before sending, then, once sent,
+//	           stay until SIGTERM and exit 0 (an app that keeps running)
 //
 // It prints "sent=N eagain=M" and exits 0, or 1 on any other error. It is
 // built with CGO_ENABLED=0 so it runs in scratch images.
@@ -23,7 +25,9 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"os/signal"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/tend-init/tend/notify"
@@ -36,6 +40,7 @@ func main() {
 	withFd := flag.Bool("fd", false, "attach a pipe's write end and wait for it to be closed")
 	nonblock := flag.Bool("nonblock", false, "count EAGAIN instead of blocking")
 	viaTend := flag.Bool("tend", false, "send through notify.Sender")
+	stay := flag.Bool("stay", false, "print the time before sending, then wait for SIGTERM")
 	flag.Parse()
 	msg := strings.Join(flag.Args(), "\n")
 	if len(msg) < *size {
@@ -46,9 +51,18 @@ func main() {
 	if *viaTend {
 		run = func(msg string, _ int, _, _ bool) error { return sendViaTend(msg) }
 	}
+	var term chan os.Signal
+	if *stay {
+		term = make(chan os.Signal, 1)
+		signal.Notify(term, syscall.SIGTERM) // before the send: a stop right after READY=1 is not lost
+		fmt.Printf("at=%d\n", time.Now().UnixNano())
+	}
 	if err := run(msg, *n, *withFd, *nonblock); err != nil {
 		fmt.Fprintln(os.Stderr, "notifysend:", err)
 		os.Exit(1)
+	}
+	if term != nil {
+		<-term
 	}
 }
 
