@@ -41,7 +41,7 @@ func main() {
 // tini).
 func run(ctx context.Context, args []string, env config.LookupEnv, stdout, stderr io.Writer) int {
 	mode, args := config.ModeOf(args, env)
-	task, err := mode.Parse(args, env, config.Build{Version: version, Godebug: godebug}, stdout, stderr)
+	task, err := mode.Parse(args, env, config.Build{Version: version, Godebug: godebug, Commit: commit}, stdout, stderr)
 	switch {
 	case err != nil:
 		// A flag error comes before the format is known.
