@@ -2,6 +2,7 @@ package main_test
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -162,5 +163,61 @@ func TestUserHostileEtcFiles(t *testing.T) {
 			t.Errorf("%s: exit %d, stdout %q, stderr %q; want exit 1, no output, one line with %s", c.name, code, out, errOut, c.want)
 		}
 		t.Logf("%s: exit %d after %v: %s", c.name, code, took, errOut)
+	}
+}
+
+// TestUserWhenNotRoot: tend run as nobody (65534:65534, as OpenShift runs
+// an image under a uid of its own) with --user for itself runs the app as
+// itself, with no setuid or setgroups, which only root may call; --user
+// for anyone else is one line naming the switch and exit 1, before
+// anything starts.
+func TestUserWhenNotRoot(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("running tend as another uid needs root")
+	}
+	dir := t.TempDir()
+	for _, d := range []string{filepath.Dir(dir), dir} {
+		if err := os.Chmod(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	bin := filepath.Join(dir, "tend")
+	data, err := os.ReadFile(tendBin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(bin, data, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		user string
+		code int
+		out  string // stdout, or the start of stderr's line
+	}{
+		{"nobody", 0, "65534 65534"},
+		{"65534", 0, "65534 65534"},
+		{"65534:65534", 0, "65534 65534"},
+		{"root", 1, `--user "root": cannot switch to uid 0 gid 0: tend runs as uid 65534`},
+		{"65534:0", 1, `--user "65534:0": cannot switch to uid 65534 gid 0`},
+	} {
+		cmd := exec.Command(bin, "--user", c.user, "--", "sh", "-c", `echo "$(id -u) $(id -g)"`)
+		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
+		cmd.Dir = "/"
+		var out, errb strings.Builder
+		cmd.Stdout, cmd.Stderr = &out, &errb
+		err := cmd.Run()
+		code := 0
+		if ee, ok := err.(*exec.ExitError); ok {
+			code = ee.ExitCode()
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		got := strings.TrimSpace(out.String())
+		if c.code != 0 {
+			got = errb.String()
+		}
+		if code != c.code || !strings.Contains(got, c.out) || (c.code != 0 && strings.Count(got, "\n") != 1) {
+			t.Errorf("--user %s as nobody: exit %d, %q (stderr %q); want %d, %q", c.user, code, got, errb.String(), c.code, c.out)
+		}
 	}
 }

@@ -46,7 +46,7 @@ func run(ctx context.Context, args []string, env config.LookupEnv, stdout, stder
 	// or, as PID 1 (where the kernel drops it), exits 2.
 	signals.GuardPipe()
 	mode, args := config.ModeOf(args, env)
-	task, err := mode.Parse(args, env, config.Build{Version: version, Godebug: godebug}, stdout, stderr)
+	task, err := mode.Parse(args, env, config.Build{Version: version, Godebug: godebug, Commit: commit}, stdout, stderr)
 	switch {
 	case err != nil:
 		// A flag error comes before the format is known.

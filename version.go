@@ -11,10 +11,37 @@ import (
 // variable with no initialiser or a constant one, hence the init.
 var version string
 
+// commit is the revision tend was built from, short, as tini's version
+// line carries it (config.DockerInitVersion); "" when unknown.
+var commit string
+
 func init() {
 	if version == "" {
 		version = buildVersion(debug.ReadBuildInfo)
 	}
+	commit = buildCommit(version, debug.ReadBuildInfo)
+}
+
+// buildCommit is the commit the build info recorded (vcs.revision, its
+// first 7 hex digits, as tini's "git.de40ad0"), else the one a version
+// names: git describe's "-gHEX" (make build's VERSION), or a version that
+// is itself a revision (buildVersion's); "" when neither does.
+func buildCommit(version string, read func() (*debug.BuildInfo, bool)) string {
+	if info, ok := read(); ok {
+		for _, s := range info.Settings {
+			if s.Key == "vcs.revision" && len(s.Value) >= 7 {
+				return s.Value[:7]
+			}
+		}
+	}
+	v := strings.TrimSuffix(version, "-dirty")
+	if i := strings.LastIndex(v, "-g"); i >= 0 {
+		v = v[i+2:]
+	}
+	if len(v) < 7 || strings.Trim(v, "0123456789abcdef") != "" {
+		return ""
+	}
+	return v[:7]
 }
 
 // buildVersion is the version cmd/go recorded: a release's tag (`go

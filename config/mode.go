@@ -11,6 +11,9 @@ import (
 type Build struct {
 	Version string
 	Godebug string
+	// Commit is the revision tend was built from, short, or "" when the
+	// build does not know it: Docker reads it from `docker-init --version`.
+	Commit string
 }
 
 // Task is what one command line asks of tend, exactly one of: run the app
@@ -37,7 +40,7 @@ type Mode struct {
 }
 
 // modes are the command lines other than tend's own, tried in order.
-var modes = []Mode{dumbInitMode}
+var modes = []Mode{dumbInitMode, catatonitMode, dockerInitMode}
 
 // tendMode is tend's own command line (parse.go), the one taken when no
 // other mode is selected.

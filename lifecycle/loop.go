@@ -129,6 +129,11 @@ func New(cfg plan.Config, stderr io.Writer) (l *Loop, err error) {
 			return nil, err
 		}
 	}
+	if len(cfg.Args) == 0 && cfg.ChdirRoot {
+		// Pause mode: no app to wait for; catatonit -P leaves its
+		// directory too, which podman later unmounts (catatonit.c, main).
+		l.leaveDir()
+	}
 	// After the app's start, which inherits the limit tend was given.
 	if err := l.sigs.CapQueue(); err != nil {
 		l.log.With(errField(err)).Warnf("cannot cap tend's queue of realtime signals (a flood of them can delay a stop): prlimit: %v", err)
@@ -177,6 +182,9 @@ func (l *Loop) startAppNow() error {
 	app, err := l.startCtty(start, cmd)
 	l.closeSockets()
 	if err != nil {
+		if serr := switchError(l.cfg.User, err); serr != nil {
+			return serr
+		}
 		return reaper.StartError(l.cfg.Args[0], err)
 	}
 	l.app = app

@@ -21,7 +21,8 @@ import (
 // Config is everything tend was asked to do. Package config fills it from
 // flags and variables, starting from Default; nothing reads a flag later.
 type Config struct {
-	Args       []string // the app and its arguments; empty means pause mode
+	Args       []string // the app and its arguments; empty only with Pause
+	Pause      bool     // no app: reap and wait for a stop (--pause, catatonit's -P)
 	Subreaper  bool     // set the child-subreaper bit (tini -s)
 	KillGroup  bool     // forward to the app's process group (tini -g)
 	WarnOnReap bool     // warn for each reaped orphan (tini -w)

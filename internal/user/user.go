@@ -27,6 +27,11 @@ type User struct {
 	Gid    uint32
 	Groups []uint32 // supplementary groups
 	Home   string   // HOME for what runs as the user, as gosu sets it
+	// Unchanged: tend is not root and already runs as Uid and Gid
+	// (CheckSwitch), so processes start as tend, without setuid, setgid
+	// or setgroups, which only root may call: `USER www-data` with
+	// --user www-data, or OpenShift's arbitrary uid given as a number.
+	Unchanged bool
 }
 
 // ParseID reads a uid or gid, from the command line or a passwd or group
@@ -241,16 +246,33 @@ func member(list, name string) bool {
 }
 
 // CheckSwitch reports whether tend can start processes as u: changing to
-// another user needs root (CAP_SETUID and CAP_SETGID).
+// another user needs root (CAP_SETUID and CAP_SETGID). Not root, tend
+// runs them as itself when u is who it already is (uid and gid), as the
+// `if [ "$(id -u)" = 0 ]; then exec gosu ...` entrypoints do, and marks u
+// Unchanged; asked for anyone else, it refuses here, before anything
+// starts, rather than fail each start.
 func (u *User) CheckSwitch() error {
-	if os.Geteuid() != 0 && (u.Uid != uint32(os.Geteuid()) || u.Gid != uint32(os.Getegid())) {
-		return fmt.Errorf("--user %s: tend runs as uid %d, not root, so it cannot start the app as another user", excerpt.Quote(u.Spec), os.Geteuid())
+	return u.checkSwitch(uint32(os.Geteuid()), uint32(os.Getegid()))
+}
+
+func (u *User) checkSwitch(euid, egid uint32) error {
+	switch {
+	case euid == 0:
+		return nil
+	case u.Uid == euid && u.Gid == egid:
+		u.Unchanged = true
+		return nil
 	}
-	return nil
+	return fmt.Errorf("--user %s: cannot switch to uid %d gid %d: tend runs as uid %d gid %d, not root "+
+		"(run the container as root, or ask for uid %d)", excerpt.Quote(u.Spec), u.Uid, u.Gid, euid, egid, euid)
 }
 
 // Credential is u as a process credential; its Groups are a copy, and
-// empty means none (setgroups with an empty list), never tend's own.
+// empty means none (setgroups with an empty list), never tend's own. nil
+// when u is Unchanged: no switch at all.
 func (u *User) Credential() *syscall.Credential {
+	if u.Unchanged {
+		return nil
+	}
 	return &syscall.Credential{Uid: u.Uid, Gid: u.Gid, Groups: append([]uint32{}, u.Groups...)}
 }

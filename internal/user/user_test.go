@@ -233,3 +233,30 @@ func TestCredential(t *testing.T) {
 		t.Errorf("no groups: %#v, want an empty list (setgroups clears tend's)", c.Groups)
 	}
 }
+
+// TestCheckSwitch: root may switch to anyone; a tend that is not root
+// runs processes as itself when asked for its own uid and gid (no
+// credential, so no setgroups, which would fail with EPERM), and refuses
+// anyone else with a line that names the switch.
+func TestCheckSwitch(t *testing.T) {
+	for _, c := range []struct {
+		uid, gid, euid, egid uint32
+		ok, unchanged        bool
+	}{
+		{0, 0, 0, 0, true, false},
+		{33, 33, 0, 0, true, false},
+		{33, 33, 33, 33, true, true},
+		{1000680000, 0, 1000680000, 0, true, true},
+		{0, 0, 33, 33, false, false},
+		{33, 0, 33, 33, false, false},
+	} {
+		u := &User{Spec: "x", Uid: c.uid, Gid: c.gid, Groups: []uint32{33}}
+		err := u.checkSwitch(c.euid, c.egid)
+		if (err == nil) != c.ok || u.Unchanged != c.unchanged || (u.Credential() == nil) != c.unchanged {
+			t.Errorf("%+v: err %v, unchanged %v, credential %v", c, err, u.Unchanged, u.Credential())
+		}
+		if err != nil && !strings.Contains(err.Error(), `--user "x": cannot switch to uid`) {
+			t.Errorf("%+v: %v does not name the switch", c, err)
+		}
+	}
+}
