@@ -43,6 +43,12 @@ func buildConfig(v values) (*plan.Config, error) {
 	if err := probeConfig(&cfg, v); err != nil {
 		return nil, err
 	}
+	if err := waitConfig(&cfg, v); err != nil {
+		return nil, err
+	}
+	if err := pauseConfig(&cfg, v); err != nil {
+		return nil, err
+	}
 	return &cfg, nil
 }
 

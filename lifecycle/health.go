@@ -84,6 +84,10 @@ func (m *machine) readiness() (bool, string) {
 		return false, "not ready: stopping"
 	case m.st.appExited:
 		return false, "not ready: the app exited"
+	case m.st.phase == phaseWaiting:
+		return false, "not ready: " + m.awaited()
+	case m.st.phase == phasePreStart:
+		return false, "not ready: pre-start running"
 	case len(m.cfg.PostStart) > 0 && !m.st.postStartOK:
 		if m.st.hooks[plan.HookPostStart] != nil {
 			return false, "not ready: post-start running"
