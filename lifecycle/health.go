@@ -97,6 +97,11 @@ func (m *machine) readiness() (bool, string) {
 		return false, "not ready: startup probe not passed yet"
 	}
 	if c, cs, bad := m.failingCheck(plan.ProbeReady); bad {
+		if m.st.phase == phasePause && !cs.seenUp {
+			// The sidecar health responder: the app it watches has not
+			// been seen up yet.
+			return false, fmt.Sprintf("not ready: waiting for the app: %s not passed yet", label(c))
+		}
 		if cs.lastErr == nil {
 			return false, fmt.Sprintf("not ready: %s not passed yet", label(c))
 		}

@@ -129,6 +129,10 @@ func (m *machine) onWait(r waitDone) {
 	}
 	m.endWait()
 	m.log.With(durField(took)).Infof("every dependency is up after %s", took)
+	if len(m.cfg.PreStart) > 0 {
+		m.begin(0) // pre-start, which launches the app once it succeeded
+		return
+	}
 	m.launch()
 }
 
