@@ -46,9 +46,6 @@ func buildConfig(v values) (*plan.Config, error) {
 	if err := waitConfig(&cfg, v); err != nil {
 		return nil, err
 	}
-	if err := pauseConfig(&cfg, v); err != nil {
-		return nil, err
-	}
 	return &cfg, nil
 }
 
