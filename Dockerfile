@@ -55,7 +55,8 @@ COPY ${TEND_BINARY} /tend
 ENTRYPOINT ["/tend", "--"]
 
 # The default (last) target: the binary from the build stage, alone in a
-# scratch image. With no CMD, `docker run tend` is a pause container.
+# scratch image. With no CMD, `docker run tend` prints usage and exits 1, as
+# tini; `docker run -e TEND_PAUSE=1 tend` is a pause container.
 FROM scratch
 ARG VERSION
 ARG REVISION

@@ -230,7 +230,7 @@ func TestCheckClient(t *testing.T) {
 
 func TestPauseMode(t *testing.T) {
 	addr := freeAddr(t)
-	p := startTend(t, opts{pid1: true}, "-w", "-v", "--health-addr", addr)
+	p := startTend(t, opts{pid1: true}, "-w", "-v", "--pause", "--health-addr", addr)
 	waitStatus(t, addr, "/livez", 200, 10*time.Second)
 	waitStatus(t, addr, "/readyz", 200, 5*time.Second)
 	// Processes that join the namespace leave orphans behind; tend reaps them.
@@ -253,7 +253,7 @@ func TestPauseMode(t *testing.T) {
 	if code := p.wait(10 * time.Second); code != 0 {
 		t.Fatalf("pause mode exits 0 on TERM, got %d", code)
 	}
-	p = startTend(t, opts{pid1: true}, "-v")
+	p = startTend(t, opts{pid1: true, env: []string{"TEND_PAUSE=1"}}, "-v")
 	p.stderr.wait(t, "sidecar mode", 10*time.Second) // logged once its handlers are in place
 	p.signal(syscall.SIGINT)
 	if code := p.wait(10 * time.Second); code != 0 {

@@ -257,7 +257,7 @@ func TestStopSignalsDuringPreStopAreHeld(t *testing.T) {
 // (readiness waits for it), pre-stop when a stop begins, post-stop last.
 func TestPauseModeRunsEveryHook(t *testing.T) {
 	addr := freeAddr(t)
-	p := startTend(t, opts{pid1: true}, "-v", "--health-addr", addr,
+	p := startTend(t, opts{pid1: true}, "-v", "--pause", "--health-addr", addr,
 		"--post-start", "sleep 1; echo post-start-ran", "--pre-stop", "echo pre-stop-ran", "--post-stop", "echo post-stop-ran code=$TEND_EXIT_CODE")
 	// The server answers "starting" until the loop first publishes.
 	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(5 * time.Millisecond) {

@@ -46,6 +46,9 @@ func buildConfig(v values) (*plan.Config, error) {
 	if err := readNotify(&cfg, v); err != nil {
 		return nil, err
 	}
+	if err := waitConfig(&cfg, v); err != nil {
+		return nil, err
+	}
 	return &cfg, nil
 }
 

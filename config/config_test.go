@@ -62,7 +62,8 @@ func TestParseFlags(t *testing.T) {
 		want want
 	}{
 		{"defaults", []string{"app"}, envOf(), want{verb: 1, args: []string{"app"}}},
-		{"pause mode", nil, envOf(), want{verb: 1}},
+		{"pause mode", []string{"--pause"}, envOf(), want{verb: 1}},
+		{"pause mode from TEND_PAUSE", nil, envOf("TEND_PAUSE", "1"), want{verb: 1}},
 		{"dashdash", []string{"--", "app", "-s"}, envOf(), want{verb: 1, args: []string{"app", "-s"}}},
 		{"stops at first non-option", []string{"echo", "-v"}, envOf(), want{verb: 1, args: []string{"echo", "-v"}}},
 		{"combined -sg", []string{"-sg", "app"}, envOf(), want{sub: true, group: true, verb: 1, args: []string{"app"}}},

@@ -16,8 +16,8 @@ func TestModeOf(t *testing.T) {
 		task string // run, check or exit N
 	}{
 		{args: []string{"tend", "app"}, mode: "tend", task: "run app"},
-		{args: []string{"tend"}, mode: "tend", task: "run "},
 		{args: []string{"tend", "-h"}, mode: "tend", task: "exit 0"},
+		{args: []string{"tend", "--pause"}, mode: "tend", task: "run "},
 		{args: []string{"tend", "--version"}, mode: "tend", task: "exit 0"},
 		{args: []string{"tend", "--check", "http://127.0.0.1:1/"}, mode: "tend", task: "check"},
 		{args: []string{"/usr/bin/dumb-init", "app"}, mode: "dumb-init", task: "run app"},

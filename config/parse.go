@@ -75,8 +75,14 @@ func Parse(args []string, env LookupEnv, version string, stdout io.Writer) (*pla
 		return nil, c, v.duration("check-timeout", &c.Timeout)
 	}
 	cfg, err := buildConfig(v)
-	if cfg != nil {
-		cfg.Version = version
+	if err == nil {
+		// tend's own command line only: another mode's decides pause
+		// mode its own way (catatonit's -P).
+		err = pauseConfig(cfg, v)
 	}
-	return cfg, nil, err
+	if err != nil {
+		return nil, nil, err
+	}
+	cfg.Version = version
+	return cfg, nil, nil
 }

@@ -77,7 +77,7 @@ func (c *cluster) setUp() (skip string, err error) {
 			return "", err
 		}
 	}
-	fill := strings.NewReplacer("@STATE@", c.state, "@SANDBOX@", imgTend)
+	fill := strings.NewReplacer("@STATE@", c.state, "@SANDBOX@", imgSandbox)
 	for _, name := range []string{"containerd.toml", "kubelet-config.yaml"} {
 		b, err := os.ReadFile(filepath.Join("config", name))
 		if err != nil {

@@ -96,7 +96,8 @@ func (c *cluster) inOrder(t *testing.T, pod string, evs []event, steps ...[2]str
 
 // Images the harness builds (images_test.go).
 const (
-	imgTend      = "localhost/tend-e2e/tend:1"       // the repository's Dockerfile: /tend alone; also every pod's sandbox
+	imgTend      = "localhost/tend-e2e/tend:1"       // the repository's Dockerfile: /tend alone
+	imgSandbox   = "localhost/tend-e2e/sandbox:1"    // imgTend with TEND_PAUSE=1: every pod's sandbox
 	imgMyApp     = "localhost/tend-e2e/myapp:1"      // examples/app/Dockerfile with kapp as /app
 	imgTools     = "localhost/tend-e2e/tools:1"      // busybox, /tend, /app (kapp), /fakeapp; ENTRYPOINT [/tend --]
 	imgToolsQuit = "localhost/tend-e2e/tools-quit:1" // imgTools with STOPSIGNAL SIGQUIT

@@ -41,7 +41,10 @@ func (c *cluster) buildImages() error {
 	}
 	tools := "FROM scratch\nCOPY rootfs/ /\nCOPY tend /tend\nCOPY app /app\nCOPY fakeapp /fakeapp\nENV PATH=/bin\nENTRYPOINT [\"/tend\", \"--\"]\n"
 	quit := "FROM " + imgTools + "\nSTOPSIGNAL SIGQUIT\n"
-	for name, text := range map[string]string{"Containerfile.tools": tools, "Containerfile.quit": quit} {
+	// A pause container must ask for it: tend's image with no CMD prints
+	// usage and exits 1, as tini's.
+	sandbox := "FROM " + imgTend + "\nENV TEND_PAUSE=1\n"
+	for name, text := range map[string]string{"Containerfile.tools": tools, "Containerfile.quit": quit, "Containerfile.sandbox": sandbox} {
 		if err := os.WriteFile(filepath.Join(ctxDir, name), []byte(text), 0o644); err != nil {
 			return err
 		}
@@ -54,13 +57,14 @@ func (c *cluster) buildImages() error {
 		{"-f", filepath.Join(c.repo, "examples/app/Dockerfile"), "--build-arg", "TEND_IMAGE=" + imgTend, "-t", imgMyApp},
 		{"-f", "Containerfile.tools", "-t", imgTools},
 		{"-f", "Containerfile.quit", "-t", imgToolsQuit},
+		{"-f", "Containerfile.sandbox", "-t", imgSandbox},
 	}
 	for _, args := range builds {
 		if err := c.podman(ctxDir, append([]string{"build", "--format", "docker"}, append(args, ".")...)...); err != nil {
 			return err
 		}
 	}
-	for _, img := range []string{imgTend, imgMyApp, imgTools, imgToolsQuit} {
+	for _, img := range []string{imgTend, imgMyApp, imgTools, imgToolsQuit, imgSandbox} {
 		tar := c.path("build", strings.NewReplacer("/", "_", ":", "_").Replace(img)+".tar")
 		if err := c.podman(ctxDir, "save", "--format", "docker-archive", "-o", tar, img); err != nil {
 			return err

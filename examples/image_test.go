@@ -230,13 +230,17 @@ func TestImage(t *testing.T) {
 		}
 	})
 
-	t.Run("tend's own image is a pause container", func(t *testing.T) {
+	t.Run("tend's own image is a pause container when asked", func(t *testing.T) {
 		r := p.run(time.Minute, "--rm", "--entrypoint", "/tend", tendImage, "--version")
 		if r.err != nil || r.code != 0 || !strings.Contains(r.stdout, version) {
 			t.Fatalf("tend --version in its image should print %q: %s", version, r)
 		}
 		name := base + "-pause"
-		p.detached(t, name, "sidecar mode", "-e", "TEND_VERBOSITY=2", tendImage)
+		// With no CMD and no TEND_PAUSE, usage and exit 1, as tini.
+		if r := p.run(time.Minute, "--rm", tendImage); r.code != 1 || !strings.Contains(r.stderr, "no program given") {
+			t.Fatalf("tend's image with no CMD should print usage and exit 1: %s", r)
+		}
+		p.detached(t, name, "sidecar mode", "-e", "TEND_VERBOSITY=2", "-e", "TEND_PAUSE=1", tendImage)
 		if code, _, took := p.stop(t, name); code != "0" {
 			t.Fatalf("a pause container should exit 0 on TERM, got %s after %s", code, took)
 		}

@@ -36,6 +36,12 @@ func (m *machine) onSignal(recv unix.Signal) {
 	}
 	if m.isStopSignal(recv) {
 		switch {
+		case m.st.phase == phaseWaiting:
+			// Nothing started yet: the wait ends, no app starts, and the
+			// drain and post-stop follow.
+			m.st.terminating = true
+			m.abandonWait("received " + signals.Name(recv))
+			return
 		case m.st.phase == phasePreStart:
 			// Nothing to stop yet: pre-start is cut, the app never
 			// starts, and the drain and post-stop follow.

@@ -84,6 +84,10 @@ func (m *machine) readiness() (bool, string) {
 		return false, "not ready: stopping"
 	case m.st.appExited:
 		return false, "not ready: the app exited"
+	case m.st.phase == phaseWaiting:
+		return false, "not ready: " + m.awaited()
+	case m.st.phase == phasePreStart:
+		return false, "not ready: pre-start running"
 	case len(m.cfg.PostStart) > 0 && !m.st.postStartOK:
 		if m.st.hooks[plan.HookPostStart] != nil {
 			return false, "not ready: post-start running"
@@ -96,6 +100,11 @@ func (m *machine) readiness() (bool, string) {
 		return false, why
 	}
 	if c, cs, bad := m.failingCheck(plan.ProbeReady); bad {
+		if m.st.phase == phasePause && !cs.seenUp {
+			// The sidecar health responder: the app it watches has not
+			// been seen up yet.
+			return false, fmt.Sprintf("not ready: waiting for the app: %s not passed yet", label(c))
+		}
 		if cs.lastErr == nil {
 			return false, fmt.Sprintf("not ready: %s not passed yet", label(c))
 		}

@@ -84,6 +84,17 @@ func (m *machine) onPreStart(err error) {
 		m.beginDrain()
 		return
 	}
+	m.launch()
+}
+
+// launch starts the app once the wait and pre-start are done, and begins
+// its phase; in pause mode there is none to start. When it cannot start,
+// the tree drains and post-stop runs, as after any app.
+func (m *machine) launch() {
+	if len(m.cfg.Args) == 0 {
+		m.begin(0)
+		return
+	}
 	pid, err := m.w.startApp()
 	if err != nil {
 		m.st.exitOverride = plan.ExitCode(err)

@@ -38,8 +38,10 @@ type Loop struct {
 	// onOrphan); atomic, so that Orphans may be read from anywhere.
 	orphans   atomic.Uint64
 	stopProbe context.CancelFunc
-	probeCtx  context.Context // nil until the first check starts
-	relay     *hooks.Relay    // hooks' output on its way to tend's stdout and stderr; nil until the first hook
+	// stopWaiting ends --wait-for's attempts (wait.go).
+	stopWaiting context.CancelFunc
+	probeCtx    context.Context // nil until the first check starts
+	relay       *hooks.Relay    // hooks' output on its way to tend's stdout and stderr; nil until the first hook
 	// ctty: whether the app takes stdin as its controlling terminal, or
 	// why not (plan.GroupSession, session.go). childDir: where hooks and exec
 	// probes start once tend has left it for / (ChdirRoot). exits: what
@@ -62,11 +64,12 @@ type Loop struct {
 func New(cfg plan.Config, stderr io.Writer) (l *Loop, err error) {
 	signals.GuardPipe() // before the first log line
 	l = &Loop{
-		cfg:       cfg,
-		log:       newAsyncLogger(stderr, cfg.Verbosity, cfg.LogFormat),
-		pid1:      os.Getpid() == 1,
-		events:    make(chan event, 16),
-		stopProbe: func() {},
+		cfg:         cfg,
+		log:         newAsyncLogger(stderr, cfg.Verbosity, cfg.LogFormat),
+		pid1:        os.Getpid() == 1,
+		events:      make(chan event, 16),
+		stopProbe:   func() {},
+		stopWaiting: func() {},
 	}
 	log := l.log // l is nil by the time a failed New returns
 	defer func() {
@@ -122,8 +125,9 @@ func New(cfg plan.Config, stderr io.Writer) (l *Loop, err error) {
 	began := time.Now()
 	want, have := reserveThreads(&l.cfg)
 	l.log.Debugf("threads: %d, created before the app starts in %s (budget %d, GOMAXPROCS=1; -1: /proc unreadable)", have, time.Since(began).Round(time.Microsecond), want)
-	// With pre-start, the app starts from the loop once it has run.
-	if len(cfg.Args) > 0 && len(cfg.PreStart) == 0 {
+	// With a wait or pre-start, the app starts from the loop once they
+	// are done.
+	if len(cfg.Args) > 0 && len(cfg.WaitFor) == 0 && len(cfg.PreStart) == 0 {
 		if err := l.startAppNow(); err != nil {
 			l.closeServer()
 			return nil, err
@@ -238,6 +242,7 @@ func (l *Loop) onOrphan(e reaper.Exit) {
 func (l *Loop) Run(ctx context.Context) int {
 	defer l.log.Flush(logFlush)
 	defer l.stopProbes()
+	defer l.stopWait()
 	defer l.closeServer()
 	defer l.closeNotify()
 	beat, stopBeat := l.serve()

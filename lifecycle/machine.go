@@ -29,6 +29,10 @@ type world interface {
 	// first success).
 	startProbes(runs []probeRun)
 	stopProbes()
+	// startWait attempts each dependency until it passes once; each
+	// attempt comes back as a waitDone event until stopWait.
+	startWait(runs []waitRun)
+	stopWait()
 	// signalRest signals every process left but tend, and says what it
 	// signalled.
 	signalRest(sig unix.Signal) string
@@ -74,6 +78,10 @@ type (
 		idx int // in plan.Config.Checks
 		err error
 	}
+	waitDone struct {
+		idx int // in plan.Config.WaitFor
+		err error
+	}
 	reaped struct {
 		none bool
 		err  error
@@ -117,6 +125,7 @@ type state struct {
 	drainBegan  time.Time
 	drainKilled bool
 
+	wait    waitState // --wait-for (wait.go)
 	hooks   map[plan.HookKind]*hookRun
 	checks  []probeState // parallel to plan.Config.Checks
 	started bool         // every startup check has passed once (or none)
@@ -153,10 +162,17 @@ func newMachine(cfg *plan.Config, log *Logger, w world, now func() time.Time, ba
 	}}
 }
 
-// begin enters the first phase: phaseStarting with an app (pid > 0), which
-// starts post-start and the probes, or phasePause without one.
+// begin enters the first phase: phaseWaiting with --wait-for, then
+// phasePreStart with pre-start hooks; then phaseStarting with an app (pid >
+// 0), which starts post-start and the probes, or phasePause without one.
+// The wait and pre-start call it again once they are done.
 func (m *machine) begin(pid int) {
-	if m.st.phase == phaseNone && len(m.cfg.PreStart) > 0 {
+	if m.st.phase == phaseNone && len(m.cfg.WaitFor) > 0 {
+		m.beginWait()
+		m.publish()
+		return
+	}
+	if (m.st.phase == phaseNone || m.st.phase == phaseWaiting) && len(m.cfg.PreStart) > 0 {
 		// The app starts once pre-start has succeeded (onPreStart).
 		m.transition(phasePreStart, "pre-start runs before the app")
 		m.startHook(plan.HookPreStart, time.Time{})
@@ -195,6 +211,8 @@ func (m *machine) handle(ev event) {
 		m.onHookDone(e)
 	case probeDone:
 		m.onProbe(e)
+	case waitDone:
+		m.onWait(e)
 	case reaped:
 		if e.err != nil {
 			m.log.Errorf("%v", e.err)
@@ -205,7 +223,9 @@ func (m *machine) handle(ev event) {
 	case tick:
 		m.onTick()
 	case cancelled:
-		if m.canBeginStop() {
+		if m.st.phase == phaseWaiting {
+			m.abandonWait("context cancelled")
+		} else if m.canBeginStop() {
 			m.beginStop(m.ownStopSignal(), "context cancelled")
 		}
 	default:

@@ -417,6 +417,21 @@ func TestPauseModeProbes(t *testing.T) {
 		}
 	}
 	expect("start", want{ready: false, live: true})
+	// Neither check has passed yet: the app they watch has not started
+	// (a native sidecar starts before its app), so failures are not
+	// counted: /livez stays 200 and /readyz says it is waiting.
+	for i := 0; i < 5; i++ {
+		m.handle(probeDone{idx: 0, err: errBoom})
+		m.handle(probeDone{idx: 1, err: errBoom})
+	}
+	expect("app not started", want{ready: false, live: true})
+	if r.published.ReadyReason != "not ready: waiting for the app: readiness probe db not passed yet" {
+		t.Fatalf("ready reason before the app was seen up: %q", r.published.ReadyReason)
+	}
+	if d := r.published.Checks[1].Detail; d != "not started: boom" {
+		t.Fatalf("liveness detail before the app was seen up: %q", d)
+	}
+	m.handle(probeDone{idx: 1})
 	m.handle(probeDone{idx: 0})
 	expect("db up", want{ready: true, live: true})
 	m.handle(probeDone{idx: 0, err: errBoom})

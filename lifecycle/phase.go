@@ -11,6 +11,9 @@ type Phase int
 
 const (
 	phaseNone Phase = iota
+	// phaseWaiting: --wait-for's dependencies are attempted; neither
+	// pre-start nor the app has started.
+	phaseWaiting
 	// phasePreStart: pre-start runs; the app has not started.
 	phasePreStart
 	// phaseStarting: the app runs and its post-start hooks have not all
@@ -32,7 +35,7 @@ const (
 	phaseDone
 )
 
-var phaseNames = [...]string{"none", "pre-start", "starting", "running", "pause", "stopping", "draining", "post-stop", "done"}
+var phaseNames = [...]string{"none", "waiting", "pre-start", "starting", "running", "pause", "stopping", "draining", "post-stop", "done"}
 
 func (p Phase) String() string {
 	if p < 0 || int(p) >= len(phaseNames) {
@@ -44,7 +47,8 @@ func (p Phase) String() string {
 // next lists, for each phase, the phases it may move to. Anything else is
 // an internal error.
 var next = map[Phase][]Phase{
-	phaseNone:     {phasePreStart, phaseStarting, phasePause},
+	phaseNone:     {phaseWaiting, phasePreStart, phaseStarting, phasePause},
+	phaseWaiting:  {phasePreStart, phaseStarting, phasePause, phaseDraining},
 	phasePreStart: {phaseStarting, phasePause, phaseDraining},
 	phaseStarting: {phaseRunning, phaseStopping, phaseDraining},
 	phaseRunning:  {phaseStopping, phaseDraining},

@@ -84,6 +84,9 @@ func pid1Helper(mode string) int {
 			}
 		}
 		fmt.Printf("RESULT wrong=%d runs=%d reaped=%d leftover=%v took=%s\n", wrong, runs, reaped, hasChildren(), time.Since(start).Round(time.Millisecond))
+	case "wait":
+		code, _, err := superviseOnce(waitHelperConfig(args), []string{"sh", "-c", "echo APP"})
+		fmt.Printf("RESULT code=%d leftover=%v err=%v\n", code, hasChildren(), err)
 	case "pidreuse":
 		fmt.Println("RESULT " + pidReuse())
 	default:

@@ -15,6 +15,10 @@ type probeState struct {
 	t       probe.Threshold
 	lastErr error // the last failure, for /readyz?verbose and the log
 	passed  bool  // a startup check that has passed once
+	// seenUp: the check has passed once. In pause mode a check that never
+	// has watches an app that has not started yet, not a dead one
+	// (notStarted).
+	seenUp bool
 }
 
 // newProbeStates starts each check in the kubelet's initial state: readiness
@@ -88,6 +92,15 @@ func (m *machine) onProbe(r probeDone) {
 		cs.lastErr = r.err
 		m.log.With(probeField(c), probeKindField(c), errField(r.err)).Debugf("%s attempt failed: %v", label(c), r.err)
 	}
+	if r.err == nil && !cs.seenUp {
+		cs.seenUp = true
+		if m.st.phase == phasePause {
+			m.log.With(probeField(c), probeKindField(c)).Infof("%s passed for the first time: the app it watches is up", label(c))
+		}
+	}
+	if m.notStarted(r.idx) {
+		return
+	}
 	passing, changed := cs.t.Observe(r.err == nil)
 	if c.Kind == plan.ProbeStartup && r.err == nil {
 		m.onStartupPassed(r.idx)
@@ -115,6 +128,18 @@ func (m *machine) onProbe(r probeDone) {
 		grace = c.GracePeriod // the probe's own terminationGracePeriodSeconds
 	}
 	m.beginStopGrace(grace, m.ownStopSignal(), why, probeField(c), probeKindField(c), errField(r.err))
+}
+
+// notStarted: in pause mode (the sidecar health responder), a check that
+// has never passed watches an app that has not started, not a dead one, so
+// its failures are not counted. Under native sidecars the app cannot start
+// until the sidecar's own startupProbe has passed; counting them turned
+// /livez 503 and deadlocked the pod. This is the kubelet's rule for its
+// own probes: liveness is not judged until the container has started
+// (pkg/kubelet/prober/worker.go, doProbe: "Disable other probes until
+// container has started"), here with the first pass as the start.
+func (m *machine) notStarted(i int) bool {
+	return m.st.phase == phasePause && !m.st.checks[i].seenUp
 }
 
 // onStartupPassed marks a startup check passed; once every one has, the
@@ -177,6 +202,9 @@ func (m *machine) checkStatuses() []health.CheckStatus {
 			if cs.lastErr != nil {
 				st.Detail = oneLineErr(cs.lastErr)
 			}
+		}
+		if m.notStarted(i) && cs.lastErr != nil {
+			st.Detail = "not started: " + oneLineErr(cs.lastErr)
 		}
 		out[i] = st
 	}

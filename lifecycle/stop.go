@@ -102,9 +102,11 @@ func (m *machine) sendStop() {
 // deadline is when the machine next wants a tick: the earlier of the grace
 // and drain deadlines, or zero for none.
 func (m *machine) deadline() time.Time {
-	d := m.st.graceAt
-	if !m.st.drainAt.IsZero() && (d.IsZero() || m.st.drainAt.Before(d)) {
-		d = m.st.drainAt
+	d := time.Time{}
+	for _, t := range []time.Time{m.st.graceAt, m.st.drainAt, m.st.wait.at, m.st.wait.progressAt} {
+		if !t.IsZero() && (d.IsZero() || t.Before(d)) {
+			d = t
+		}
 	}
 	if w := m.notifyDeadline(); !w.IsZero() && (d.IsZero() || w.Before(d)) {
 		d = w
@@ -114,6 +116,7 @@ func (m *machine) deadline() time.Time {
 
 func (m *machine) onTick() {
 	now := m.now()
+	m.onWaitTick(now)
 	if !m.st.graceAt.IsZero() && !now.Before(m.st.graceAt) {
 		m.st.graceAt = time.Time{}
 		m.onGrace()
@@ -175,7 +178,7 @@ func (m *machine) advance() {
 func (m *machine) beginDrain() {
 	why := "the app exited"
 	switch {
-	case m.st.phase == phasePreStart:
+	case m.st.phase == phasePreStart, m.st.phase == phaseWaiting:
 		why = "the app never started"
 	case !m.st.hasApp:
 		why = "pause mode stopped"

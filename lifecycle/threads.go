@@ -20,7 +20,7 @@ func threadBudget(cfg *plan.Config) int {
 		TerminationMessage: cfg.TerminationMessagePath != "",
 		Health:             cfg.HealthAddr != "",
 		Relay:              hasCommand(cfg.PreStart, cfg.PostStart, cfg.PreStop, cfg.PostStop),
-		Probes:             len(cfg.Checks),
+		Probes:             max(len(cfg.Checks), len(cfg.WaitFor)), // the wait ends before the probes begin
 	}
 	// Hook goroutines: a pre-stop can start while a cancelled post-start
 	// is still being killed; a post-stop runs alone, after both.

@@ -76,6 +76,14 @@ func (r *recorder) startProbes(runs []probeRun) {
 
 func (r *recorder) stopProbes() { r.act("stop probes") }
 
+func (r *recorder) startWait(runs []waitRun) {
+	for _, w := range runs {
+		r.act("wait %s env=%s", waitLabel(w.wait), strings.Join(tendVars(w.env), ","))
+	}
+}
+
+func (r *recorder) stopWait() { r.act("stop wait") }
+
 func (r *recorder) signalRest(sig unix.Signal) string {
 	r.act("rest %s", signals.Name(sig))
 	return "the rest"

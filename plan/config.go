@@ -38,6 +38,13 @@ type Config struct {
 	// (probe.UserAgent), and /metrics shows it in tend_build_info.
 	Version string
 
+	// WaitFor are the dependencies awaited before pre-start and the app
+	// (--wait-for): every one at once, each retried with a short capped
+	// backoff until it passes once. WaitTimeout bounds them all (0: no
+	// bound); at it, no app starts and tend exits ExitStartHookFailed.
+	WaitFor     []Wait
+	WaitTimeout time.Duration
+
 	// PreStart runs before the app starts, as tend's own user (set-up
 	// such as fixing a volume's ownership before --user drops to the
 	// app's user, as an official image's docker-entrypoint.sh does); if
@@ -122,6 +129,15 @@ type Probe struct {
 	GracePeriod time.Duration
 }
 
+// Wait is one dependency awaited before the app starts: a probe spec,
+// attempted until it passes once.
+type Wait struct {
+	Name    string        // as given before "=", else the spec itself
+	Spec    string        // as given, for the log: "tcp://db:5432"
+	Handler probe.Handler // one attempt, as a probe's
+	Timeout time.Duration // bounds one attempt: the probe timeout, or the JSON form's own
+}
+
 // Default is the Config with every default, each defined here once; the
 // flag help reads them from here.
 func Default() Config {
@@ -148,7 +164,11 @@ func Default() Config {
 		// min-shutdown-window + drain timeout + postStopFloor = 9.5 s,
 		// half a second under docker's 10. post-stop is cut at that
 		// sum (stopEnd); an explicit --grace-period moves it with it.
-		GracePeriod:  6 * time.Second,
+		GracePeriod: 6 * time.Second,
+		// A dependency that is not up in a minute is reported (exit 69)
+		// and the orchestrator's restart backoff takes over; wait-for-it
+		// waits 15 s, dockerize 10 s. 0 waits for ever.
+		WaitTimeout:  time.Minute,
 		DrainTimeout: time.Second,
 		StopSignal:   unix.SIGTERM, // as docker stop and the kubelet
 		// Kubernetes' minimumGracePeriodInSeconds.
@@ -171,8 +191,9 @@ func Default() Config {
 // Exit codes that tend chooses itself. They are fixed so that an
 // orchestrator can tell them apart, and -e never remaps them.
 const (
-	// ExitStartHookFailed: a pre-start or post-start hook failed, so the
-	// app never became usable (EX_UNAVAILABLE).
+	// ExitStartHookFailed: a pre-start or post-start hook failed, or a
+	// --wait-for dependency was not up by --wait-timeout, so the app
+	// never became usable (EX_UNAVAILABLE).
 	ExitStartHookFailed = 69
 	// ExitLivenessFailed: a liveness or startup probe failed; restart me
 	// (EX_TEMPFAIL).
