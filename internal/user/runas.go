@@ -1,17 +1,15 @@
-package lifecycle
+package user
 
 import (
 	"os"
 	"os/exec"
 	"syscall"
-
-	"github.com/tend-init/tend/internal/user"
 )
 
-// runAs makes cmd run as u (--user), with HOME set to u's home as gosu
+// RunAs makes cmd run as u (--user), with HOME set to u's home as gosu
 // sets it; nil u leaves cmd as tend. cmd.Env nil means tend's own
 // environment, as in os/exec.
-func runAs(cmd *exec.Cmd, u *user.User) {
+func RunAs(cmd *exec.Cmd, u *User) {
 	if u == nil {
 		return
 	}
