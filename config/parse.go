@@ -35,7 +35,7 @@ type Healthcheck struct {
 const defaultCheckTimeout = time.Second
 
 // Parse parses args (args[0] is the program name) and the environment
-// into what tend runs: a lifecycle Config, or a --check. It prints help or
+// into what tend runs: a plan.Config, or a --check. It prints help or
 // the version (tend's, given by package main's build) to stdout itself
 // and then returns neither.
 func Parse(args []string, env LookupEnv, version string, stdout io.Writer) (*plan.Config, *Healthcheck, error) {
