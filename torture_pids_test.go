@@ -13,6 +13,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/tend-init/tend/oom"
 )
 
 // TestTorturePidLimit runs tend as PID 1 in a pids cgroup whose limit a
@@ -180,18 +182,11 @@ func (c *pidsCgroup) events() int {
 	return keyedCount(c.file("pids.events"), "max")
 }
 
-// keyedCount reads the number after "KEY " in a cgroup's keyed file
-// (pids.events, memory.events, memory.oom_control); 0 when the file or
-// the key is missing.
+// keyedCount is oom.KeyedCount (pids.events, memory.events,
+// memory.oom_control); 0 when the file or the key is missing.
 func keyedCount(path, key string) int {
-	b, _ := os.ReadFile(path) // gone: the cgroup was removed, nothing counted
-	for _, l := range strings.Split(string(b), "\n") {
-		if v, ok := strings.CutPrefix(l, key+" "); ok {
-			n, _ := strconv.Atoi(strings.TrimSpace(v)) // the kernel writes a decimal count
-			return n
-		}
-	}
-	return 0
+	n, _ := oom.KeyedCount(path, key) // gone: the cgroup was removed, nothing counted
+	return int(n)
 }
 
 // newPidsCgroup makes a pids cgroup with pids.max = max: under cgroup v2

@@ -8,6 +8,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/tend-init/tend/internal/getopt"
 	"github.com/tend-init/tend/logger"
 	"github.com/tend-init/tend/plan"
 	"github.com/tend-init/tend/signals"
@@ -42,8 +43,8 @@ var catatonitMode = Mode{Name: "catatonit", Selects: CatatonitMode,
 
 // catatonitOptions is catatonit's getopt_long table: "ghLPV" and
 // --version.
-var catatonitOptions = []option{
-	{short: 'g'}, {short: 'h'}, {short: 'L'}, {short: 'P'}, {long: "version", short: 'V'},
+var catatonitOptions = []getopt.Option{
+	{Short: 'g'}, {Short: 'h'}, {Short: 'L'}, {Short: 'P'}, {Long: "version", Short: 'V'},
 }
 
 // catatonitUsage is catatonit's usage(): it names PROGRAM_NAME, never
@@ -76,23 +77,23 @@ func ParseCatatonit(args []string, env LookupEnv, b Build, pid int, stdout, stde
 	var group, pause, done bool
 	var operands []string
 	_, posix := env("POSIXLY_CORRECT")
-	g := getopt{opts: catatonitOptions}
+	g := getopt.Reader{Opts: catatonitOptions}
 	for len(args) > 0 && !done {
-		n := g.read(args, func(it optItem) bool {
+		n := g.Read(args, func(it getopt.Item) bool {
 			done = true
 			switch {
-			case it.fault != optOK:
-				_, _ = io.WriteString(stderr, glibcMessage(prog, it)+catatonitUsage) // stderr gone: the code tells
+			case it.Fault != getopt.OK:
+				_, _ = io.WriteString(stderr, getopt.Message(prog, it)+catatonitUsage) // stderr gone: the code tells
 				code = 1
-			case it.opt.short == 'h':
+			case it.Opt.Short == 'h':
 				_, _ = fmt.Fprintf(stderr, catatonitHelp, b.Version) // as above
-			case it.opt.short == 'L':
+			case it.Opt.Short == 'L':
 				_, _ = io.WriteString(stdout, tendLicense) // stdout gone: nothing to tell
-			case it.opt.short == 'V':
+			case it.Opt.Short == 'V':
 				_, _ = io.WriteString(stdout, DockerInitVersion(b)) // as above
 			default:
-				group = group || it.opt.short == 'g'
-				pause = pause || it.opt.short == 'P'
+				group = group || it.Opt.Short == 'g'
+				pause = pause || it.Opt.Short == 'P'
 				done = false
 			}
 			return done

@@ -3,6 +3,8 @@ package config
 import (
 	"io"
 	"strings"
+
+	"github.com/tend-init/tend/internal/getopt"
 )
 
 // dumbGetopt is getopt_long over dumb-init's table with "+" (it stops at
@@ -14,12 +16,12 @@ func dumbGetopt(args []string, prog string, stderr io.Writer, opt func(c byte, v
 		return len(args), false
 	}
 	bad, done := false, false
-	n := getopt{opts: dumbInitOptions}.read(args[1:], func(it optItem) bool {
-		if bad = it.fault != optOK; bad {
-			_, _ = io.WriteString(stderr, glibcMessage(prog, it)) // stderr gone: the exit code still says it
+	n := getopt.Reader{Opts: dumbInitOptions}.Read(args[1:], func(it getopt.Item) bool {
+		if bad = it.Fault != getopt.OK; bad {
+			_, _ = io.WriteString(stderr, getopt.Message(prog, it)) // stderr gone: the exit code still says it
 			return true
 		}
-		done = opt(it.opt.short, it.val)
+		done = opt(it.Opt.Short, it.Val)
 		return done
 	})
 	if bad {

@@ -8,6 +8,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/tend-init/tend/internal/getopt"
 	"github.com/tend-init/tend/logger"
 	"github.com/tend-init/tend/plan"
 	"github.com/tend-init/tend/signals"
@@ -54,16 +55,12 @@ var dumbInitMode = Mode{Name: "dumb-init", Selects: DumbInitMode,
 	}}
 
 // dumbInitOptions is dumb-init's getopt_long table ("+hvVcr:").
-var dumbInitOptions = []struct {
-	long  string
-	short byte
-	arg   bool
-}{
-	{"help", 'h', false},
-	{"single-child", 'c', false},
-	{"rewrite", 'r', true},
-	{"verbose", 'v', false},
-	{"version", 'V', false},
+var dumbInitOptions = []getopt.Option{
+	{Long: "help", Short: 'h', Arg: false},
+	{Long: "single-child", Short: 'c', Arg: false},
+	{Long: "rewrite", Short: 'r', Arg: true},
+	{Long: "verbose", Short: 'v', Arg: false},
+	{Long: "version", Short: 'V', Arg: false},
 }
 
 // dumbInitArgs is dumb-init's own command line, read.

@@ -1,10 +1,10 @@
 // Package config turns tend's command line and its TEND_*/TINI_* variables
 // into what tend runs: a plan.Config, or a --check. It holds the flag
-// table (flags.go), which is the one source of -h, of tend(1) (man.go,
-// linked only into tests) and of the README's flag reference
-// (readme_test.go); getopt-style short options (getopt.go); reading a flag
-// or else its variables (values.go); and validation into plan.Config
-// (config.go).
+// table (flags.go), which is the one source of -h, of tend(1)
+// (manpage_test.go) and of the README's flag reference (readme_test.go);
+// the modes, one file each (mode.go, this file, dumbinit.go); reading a
+// flag, through package getopt, or else its variables (values.go); and
+// validation into plan.Config (config.go).
 //
 // It parses and validates only: it starts nothing, and every rejection is
 // one line that exits 1 (plan.ExitCode).
@@ -35,7 +35,7 @@ type Healthcheck struct {
 const defaultCheckTimeout = time.Second
 
 // Parse parses args (args[0] is the program name) and the environment
-// into what tend runs: a lifecycle Config, or a --check. It prints help or
+// into what tend runs: a plan.Config, or a --check. It prints help or
 // the version (tend's, given by package main's build) to stdout itself
 // and then returns neither.
 func Parse(args []string, env LookupEnv, version string, stdout io.Writer) (*plan.Config, *Healthcheck, error) {

@@ -57,7 +57,7 @@ func TestReadmeCommands(t *testing.T) {
 	}
 	known := map[string]bool{"help": true, "h": true, "dumb-init": true, "TEND_MODE": true}
 	for _, o := range dumbInitOptions {
-		known[o.long] = true
+		known[o.Long] = true
 	}
 	for _, s := range flagSpecs() {
 		known[s.long] = true

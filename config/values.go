@@ -10,8 +10,11 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tend-init/tend/hooks"
 	"github.com/tend-init/tend/internal/excerpt"
+	"github.com/tend-init/tend/internal/getopt"
 	"github.com/tend-init/tend/logger"
+	"github.com/tend-init/tend/probe"
 )
 
 // readValues parses the command line (args without the program name) into
@@ -45,6 +48,44 @@ func readValues(args []string, env LookupEnv, specs []flagSpec) (values, error) 
 	given := map[string]bool{}
 	set.Visit(func(f *flag.Flag) { given[f.Name] = true })
 	return values{set: set, given: given, env: env, specs: specs}, nil
+}
+
+// expandShort rewrites tini's getopt command line into the long form that
+// package flag reads, one option per word ("-sgvv" becomes "--subreaper
+// --kill-group --verbose --verbose", "-se3" "--subreaper --remap-exit 3"),
+// and reports which of specs it named, so that only those need to be
+// applied. Long names also keep flag from refusing an option given once by
+// its letter and once by its name. A word getopt cannot read is passed on
+// as written, for flag to reject in its own words (the help flags, which
+// are flag's own, pass that way); the rest, from "--" or the program on,
+// goes as written.
+func expandShort(args []string, specs []flagSpec) (argv []string, named map[string]bool) {
+	opts := make([]getopt.Option, len(specs))
+	for i, s := range specs {
+		opts[i] = getopt.Option{Long: s.long, Arg: s.kind == kindValue || s.kind == kindList}
+		if s.short != "" {
+			opts[i].Short = s.short[0]
+		}
+	}
+	argv, named = make([]string, 0, len(args)+1), map[string]bool{}
+	n := getopt.Reader{Opts: opts, GoFlags: true}.Read(args, func(it getopt.Item) bool {
+		switch long := "--" + it.Opt.Long; {
+		case it.Fault == getopt.Unknown:
+			argv = append(argv, it.Word)
+			return false
+		case it.Fault == getopt.OK && it.Opt.Arg:
+			argv = append(argv, long, it.Val)
+		case it.Fault == getopt.OK && it.HasVal:
+			// A yes/no or counting flag keeps its value in its word, as
+			// getopt_long's --name=value: apart, it would be an operand.
+			argv = append(argv, long+"="+it.Val)
+		default: // without its argument, for flag to say so
+			argv = append(argv, long)
+		}
+		named[it.Opt.Long] = true
+		return false
+	})
+	return append(argv, args[n:]...), named
 }
 
 // usagef is a bad flag, value or variable: one line, every control byte
@@ -138,40 +179,9 @@ func splitFields(s string) []string {
 	return strings.FieldsFunc(s, func(r rune) bool { return r == ',' || r == ' ' || r == '\t' || r == '\n' })
 }
 
-// splitLines splits a probe variable: a probe may contain commas and
-// spaces, so the variable holds one probe per line.
-func splitLines(s string) []string {
-	var out []string
-	for _, l := range strings.Split(s, "\n") {
-		if strings.TrimSpace(l) != "" {
-			out = append(out, l)
-		}
-	}
-	return out
-}
-
-// splitActions splits a hook variable. It holds one action, which may
-// span lines: a shell script from a YAML `value: |` block, or a JSON form
-// pretty-printed. Several actions in one variable are separated by a line
-// holding only ---, as YAML separates documents; the flag repeats as well.
-func splitActions(s string) []string {
-	var out, cur []string
-	flush := func() {
-		if a := strings.Trim(strings.Join(cur, "\n"), "\n"); strings.TrimSpace(a) != "" {
-			out = append(out, a)
-		}
-		cur = cur[:0]
-	}
-	for _, l := range strings.Split(s, "\n") {
-		if strings.TrimSpace(l) == "---" {
-			flush()
-			continue
-		}
-		cur = append(cur, l)
-	}
-	flush()
-	return out
-}
+// A hook variable holds actions, a probe variable specs, one a line: the
+// flag table's splitters (splitEnv) are their packages'.
+var splitActions, splitLines = hooks.SplitActions, probe.SplitSpecs
 
 // verbosity is 1 (warnings) plus one per -v; without -v, TEND_VERBOSITY or
 // TINI_VERBOSITY give the level as a number.

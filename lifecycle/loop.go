@@ -11,12 +11,16 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/tend-init/tend/activation"
 	"github.com/tend-init/tend/health"
 	"github.com/tend-init/tend/hooks"
+	"github.com/tend-init/tend/internal/user"
+	"github.com/tend-init/tend/oom"
 	"github.com/tend-init/tend/plan"
 	"github.com/tend-init/tend/reaper"
 	"github.com/tend-init/tend/signals"
 	"github.com/tend-init/tend/subreaper"
+	"github.com/tend-init/tend/terminal"
 )
 
 // Loop is tend's one event loop and everything it owns: the reaper, the
@@ -43,19 +47,15 @@ type Loop struct {
 	probeCtx    context.Context // nil until the first check starts
 	relay       *hooks.Relay    // hooks' output on its way to tend's stdout and stderr; nil until the first hook
 	// ctty: whether the app takes stdin as its controlling terminal, or
-	// why not (plan.GroupSession, session.go). childDir: where hooks and exec
+	// why not (plan.GroupSession, package terminal). childDir: where hooks and exec
 	// probes start once tend has left it for / (ChdirRoot). exits: what
 	// the last Reap collected, for the trace (trace.go).
-	ctty     attach
+	ctty     terminal.Attach
 	childDir string
 	exits    []reaper.Exit
-	oom      oomWatch // OOM kills in tend's memory cgroup (oom_linux.go)
-	// Socket activation (activation.go): tend's copies of the sockets
-	// offered to it, until the app has them; and the app's environment
-	// when it is not tend's own (nil: os.Environ()).
-	listenFiles []*os.File
-	appEnv      []string
-	note        notifier // sd_notify, outward and inward (notify.go)
+	oom      oom.Watch          // OOM kills in tend's memory cgroup
+	sockets  activation.Sockets // socket activation: the sockets offered to tend, until the app has them
+	note     notifier           // sd_notify, outward and inward (notify.go)
 }
 
 // New performs the set-up in the order that loses nothing: the parent-death
@@ -86,12 +86,12 @@ func New(cfg plan.Config, stderr io.Writer) (l *Loop, err error) {
 	// and the LISTEN_* variables leave the hooks' and probes' environment.
 	env := os.Environ()
 	if cfg.SocketActivation {
-		env = l.takeSockets(env)
+		env = l.sockets.Receive(l.log.Logger, env)
 	}
 	loop := l // l is nil by the time a failed New returns
 	defer func() {
 		if err != nil || len(cfg.Args) == 0 {
-			loop.closeSockets() // no app will ever have them: a failed set-up, pause mode
+			loop.sockets.Close() // no app will ever have them: a failed set-up, pause mode
 		}
 		if err != nil {
 			loop.closeNotify()
@@ -109,7 +109,7 @@ func New(cfg plan.Config, stderr io.Writer) (l *Loop, err error) {
 	if err := l.setSubreaper(); err != nil {
 		return nil, err
 	}
-	l.watchOOM() // before any start: every child gets tend's original oom_score_adj
+	l.oom.Start(l.log.Logger, l.pid1, l.reap.AroundFork) // before any start: every child gets tend's original oom_score_adj
 	if cfg.HealthAddr != "" {
 		srv, err := health.Listen(cfg.HealthAddr, cfg.Version)
 		if err != nil {
@@ -173,20 +173,17 @@ func (l *Loop) startAppNow() error {
 	if err != nil {
 		return err
 	}
-	cmd := appCommand(path, l.cfg.Args)
-	cmd.Env = l.appEnv
-	if attr := groupAttr(l.cfg.AppGroup, l.ctty); attr != nil {
+	cmd := terminal.Command(path, l.cfg.Args)
+	cmd.Env = l.sockets.AppEnv
+	if attr := terminal.GroupAttr(l.cfg.AppGroup, l.ctty); attr != nil {
 		cmd.SysProcAttr = attr
 	}
-	runAs(cmd, l.cfg.User)
-	start := l.reap.Start
-	if l.listenFiles != nil {
-		start = l.startListening
-	}
-	app, err := l.startCtty(start, cmd)
-	l.closeSockets()
+	user.RunAs(cmd, l.cfg.User)
+	start := l.sockets.Starter(l.reap.Start, l.sigs.Ignored)
+	app, err := terminal.Start(start, cmd, &l.ctty)
+	l.sockets.Close()
 	if err != nil {
-		if serr := switchError(l.cfg.User, err); serr != nil {
+		if serr := user.SwitchError(l.cfg.User, err); serr != nil {
 			return serr
 		}
 		return reaper.StartError(l.cfg.Args[0], err)
@@ -230,7 +227,7 @@ func (l *Loop) Orphans() uint64 { return l.orphans.Load() }
 // log line is a send to the Logger's queue, which never blocks.
 func (l *Loop) onOrphan(e reaper.Exit) {
 	l.orphans.Add(1)
-	l.noteExit(e, "")
+	l.oom.Exit(e, "")
 	if l.cfg.WarnOnReap {
 		l.log.Warnf("Reaped zombie process with pid=%d", e.Pid)
 	}
@@ -286,7 +283,7 @@ func (l *Loop) Run(ctx context.Context) int {
 		case e := <-appDone:
 			appDone = nil
 			l.app.Release()
-			l.noteExit(e, l.cfg.Args[0])
+			l.oom.Exit(e, l.cfg.Args[0])
 			ev = appExit{code: e.Code()}
 		case ev = <-l.events:
 		case <-timer.C:
@@ -297,7 +294,7 @@ func (l *Loop) Run(ctx context.Context) int {
 			l.log.Debugf("realtime signals registered")
 			continue
 		case <-beat:
-			l.checkOOM(0, "")
+			l.oom.Look()
 			l.m.publish()
 			continue
 		case <-ctxDone:
@@ -343,8 +340,8 @@ func (l *Loop) serve() (beat <-chan time.Time, stop func()) {
 // finish is Run's last word: an OOM kill seen late, the termination
 // message when tend decided the outcome, and the exit code.
 func (l *Loop) finish() int {
-	l.checkOOM(0, "")
-	if why := cmp.Or(l.m.st.reason, l.oomReason()); why != "" {
+	l.oom.Look()
+	if why := cmp.Or(l.m.st.reason, l.oom.Reason()); why != "" {
 		l.writeTerminationMessage(why)
 	}
 	return l.m.exitCode()

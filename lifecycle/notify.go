@@ -51,7 +51,7 @@ func (l *Loop) setupNotify(env []string) ([]string, error) {
 	if !outer && !cfg.Notify {
 		return env, nil // nothing to do, nothing to strip: the app's environment stays tend's
 	}
-	appEnv := l.appEnv
+	appEnv := l.sockets.AppEnv
 	if appEnv == nil {
 		appEnv = os.Environ()
 	}
@@ -86,7 +86,7 @@ func (l *Loop) setupNotify(env []string) ([]string, error) {
 		appEnv = append(appEnv, n.in.Env())
 		l.log.Infof("notify: the app's %s (--notify): its READY=1 is a readiness condition", n.in.Env())
 	}
-	l.appEnv = appEnv
+	l.sockets.AppEnv = appEnv
 	return notify.StripEnv(env), nil
 }
 

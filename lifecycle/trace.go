@@ -62,8 +62,8 @@ func (l *Loop) observeExits(e reaper.Exit) { l.exits = append(l.exits, e) }
 func (l *Loop) traceStarted(pid int) {
 	l.log.Tracef("Child spawned with PID %d.", pid)
 	if l.cfg.AppGroup == plan.GroupSession {
-		if !l.ctty.ok {
-			l.log.Tracef("Unable to attach to controlling tty (errno=%d %s).", int(l.ctty.errno), reaper.Strerror(l.ctty.errno))
+		if !l.ctty.OK {
+			l.log.Tracef("Unable to attach to controlling tty (errno=%d %s).", int(l.ctty.Errno), reaper.Strerror(l.ctty.Errno))
 		}
 		l.log.Tracef("setsid complete.")
 	}

@@ -118,7 +118,7 @@ type childStarter struct {
 }
 
 func (s childStarter) Start(cmd *exec.Cmd) (c *reaper.Child, err error) {
-	runAs(cmd, s.as)
+	user.RunAs(cmd, s.as)
 	if cmd.Dir == "" {
 		cmd.Dir = s.dir
 	}
@@ -142,7 +142,7 @@ func (l *Loop) startApp() (int, error) {
 
 func (l *Loop) publish(st *health.Status) {
 	st.ZombiesReaped = l.orphans.Load()
-	l.oomStatus(st)
+	st.OOMKills, st.OOMKillsKnown = l.oom.Kills()
 	l.server.Publish(st)
 }
 

@@ -64,7 +64,7 @@ const (
 	// GroupSession: the app leads a new session, with stdin's terminal
 	// as its controlling terminal when no other session holds it; tend
 	// gives up its own terminal first (TIOCNOTTY), and ignores the HUP
-	// and CONT that brings it once each (session.go). As dumb-init.c
+	// and CONT that brings it once each (package terminal). As dumb-init.c
 	// (main: its child calls setsid() and ioctl(0, TIOCSCTTY, 0), and
 	// logs "Unable to attach to controlling tty" under -v when that
 	// fails; handle_signal: the tty hand-off signals, dumb-init #136).

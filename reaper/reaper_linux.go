@@ -80,8 +80,8 @@ func (r *Reaper) Observe(f func(Exit)) { r.observe = f }
 
 // AroundFork has f called, under the lock that serialises every start,
 // just before each fork, and what f returns just after: tend lowers its own
-// oom_score_adj and gives each child back the original (lifecycle's
-// oomscore_linux.go). Call it before the first Start; f must not block.
+// oom_score_adj and gives each child back the original (package
+// oom). Call it before the first Start; f must not block.
 func (r *Reaper) AroundFork(f func() (after func())) { r.aroundFork = f }
 
 // reapChunk is how many processes Reap collects under one hold of the lock

@@ -1,12 +1,16 @@
-package lifecycle
+// Package terminal is the app's side of the controlling terminal: the
+// process group it leads and that group's foreground (command_linux.go),
+// or, in a new session, the hand-off of stdin's terminal from tend to the
+// app. The loop chooses which (plan.AppGroup); this package does it.
+package terminal
 
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"syscall"
 
@@ -27,34 +31,34 @@ import (
 // shell's terminal as root and could not start the app as anyone else.
 // tend therefore asks Go to attach only a terminal no session holds
 // (attachable), where 1 and 0 do the same, and starts again without it if
-// the attach fails all the same (startCtty).
+// the attach fails all the same (Start).
 
-// attach is what the app does with stdin's terminal in a new session:
-// take it (ok), or not, with the errno TIOCSCTTY with 0 would have met.
-type attach struct {
-	ok    bool
-	errno unix.Errno
+// Attach is what the app does with stdin's terminal in a new session:
+// take it (OK), or not, with the errno TIOCSCTTY with 0 would have met.
+type Attach struct {
+	OK    bool
+	Errno unix.Errno
 }
 
-// detachTerminal gives up tend's controlling terminal before the app
-// starts, so that the app's new session can take it,
-// arms the hand-off when tend led the session, and reports whether the
-// app should take stdin as its controlling terminal.
-func (l *Loop) detachTerminal() attach {
+// Detach gives up tend's controlling terminal before the app starts, so
+// that the app's new session can take it. It reports whether the app
+// should take stdin as its controlling terminal, whether tend led the
+// session (the kernel then sends tend's group one HUP and one CONT, which
+// the caller must not pass on), and the trace's line for what happened.
+func Detach() (a Attach, led bool, trace string) {
 	// TIOCGSID answers only for tend's own controlling terminal, so ask
 	// which session holds it before letting go.
 	sid, sidErr := unix.IoctlGetInt(0, unix.TIOCGSID)
 	_, _, errno := unix.Syscall(unix.SYS_IOCTL, 0, unix.TIOCNOTTY, 0)
 	switch {
 	case errno != 0:
-		l.log.Tracef("Unable to detach from controlling tty (errno=%d %s).", int(errno), reaper.Strerror(errno))
+		trace = fmt.Sprintf("Unable to detach from controlling tty (errno=%d %s).", int(errno), reaper.Strerror(errno))
 	case sid == os.Getpid():
-		l.log.Tracef("Detached from controlling tty, ignoring the first SIGHUP and SIGCONT we receive.")
-		l.m.st.ignoreOnce = []unix.Signal{unix.SIGHUP, unix.SIGCONT}
+		led, trace = true, "Detached from controlling tty, ignoring the first SIGHUP and SIGCONT we receive."
 	default:
-		l.log.Tracef("Detached from controlling tty, but was not session leader.")
+		trace = "Detached from controlling tty, but was not session leader."
 	}
-	return attachable(sidErr == nil && (errno != 0 || sid != os.Getpid()), terminalHeld)
+	return attachable(sidErr == nil && (errno != 0 || sid != os.Getpid()), terminalHeld), led, trace
 }
 
 // attachable decides whether the app's new session can take stdin's
@@ -63,23 +67,23 @@ func (l *Loop) detachTerminal() attach {
 // (TIOCNOTTY then detaches tend alone), or tend's own when TIOCNOTTY
 // failed. A terminal that was not tend's is looked for among the
 // processes tend can see (held).
-func attachable(ownHeld bool, held func(fd int) bool) attach {
+func attachable(ownHeld bool, held func(fd int) bool) Attach {
 	if _, err := unix.IoctlGetTermios(0, unix.TCGETS); err != nil {
 		// ENOTTY, or EBADF with stdin closed: TIOCSCTTY's own error.
 		errno := unix.ENOTTY
 		_ = errors.As(err, &errno) // always an Errno from an ioctl
-		return attach{errno: errno}
+		return Attach{Errno: errno}
 	}
 	if ownHeld || held(0) {
-		return attach{errno: unix.EPERM} // the kernel's answer without the steal
+		return Attach{Errno: unix.EPERM} // the kernel's answer without the steal
 	}
-	return attach{ok: true}
+	return Attach{OK: true}
 }
 
 // terminalHeld reports whether a process tend can see has fd's terminal
 // as its controlling terminal (tty_nr in /proc/PID/stat), that is whether
 // a session holds it. One in a PID namespace tend cannot see is missed:
-// startCtty's second try covers that, except that a root app with
+// Start's second try covers that, except that a root app with
 // CAP_SYS_ADMIN in the host's user namespace takes the terminal then. An
 // unreadable /proc counts as held: not attaching is the safe guess.
 func terminalHeld(fd int) bool {
@@ -124,42 +128,30 @@ func ttyNr(stat []byte) (int64, bool) {
 	return nr, err == nil
 }
 
-// groupAttr is how the app starts for AppGroup: a new session, with
+// GroupAttr is how the app starts for AppGroup: a new session, with
 // stdin's terminal when it can take it, or tend's own process group (no
-// Setpgid); nil for plan.GroupOwn, whose attributes appCommand chose.
-func groupAttr(g plan.AppGroup, ctty attach) *syscall.SysProcAttr {
+// Setpgid); nil for plan.GroupOwn, whose attributes Command chose.
+func GroupAttr(g plan.AppGroup, ctty Attach) *syscall.SysProcAttr {
 	switch g {
 	case plan.GroupSession:
-		return &syscall.SysProcAttr{Setsid: true, Setctty: ctty.ok, Ctty: 0}
+		return &syscall.SysProcAttr{Setsid: true, Setctty: ctty.OK, Ctty: 0}
 	case plan.GroupShared:
 		return &syscall.SysProcAttr{}
 	}
 	return nil
 }
 
-// ignoreOnce reports whether recv is the first HUP or CONT after tend
-// detached from the terminal of the session it led: the kernel sends both
-// to tend's group then, and they must not reach the app (plan.GroupSession).
-func (m *machine) ignoreOnce(recv unix.Signal) bool {
-	i := slices.Index(m.st.ignoreOnce, recv)
-	if i < 0 {
-		return false
-	}
-	m.st.ignoreOnce = slices.Delete(m.st.ignoreOnce, i, i+1)
-	m.log.Tracef("Ignoring tty hand-off signal %d.", recv)
-	return true
-}
-
-// startCtty starts the app. When a new session's attach fails with
-// EPERM (a holder tend could not see, or stdin open for writing only and
-// no CAP_SYS_ADMIN), it starts it again without, as the source goes on; an
+// Start starts the app with start (reaper.ScriptWith's fallback
+// included). When a new session's attach fails with EPERM (a holder tend
+// could not see, or stdin open for writing only and no CAP_SYS_ADMIN), it
+// starts it again without, as the source goes on, and says so in ctty; an
 // EPERM from elsewhere (exec, setuid) comes back on the second try.
-func (l *Loop) startCtty(start func(*exec.Cmd) (*reaper.Child, error), cmd *exec.Cmd) (*reaper.Child, error) {
+func Start(start func(*exec.Cmd) (*reaper.Child, error), cmd *exec.Cmd, ctty *Attach) (*reaper.Child, error) {
 	app, err := reaper.ScriptWith(start, cmd)
-	if err == nil || cmd.SysProcAttr == nil || !cmd.SysProcAttr.Setctty || l.cfg.AppGroup != plan.GroupSession || !errors.Is(err, unix.EPERM) {
+	if err == nil || cmd.SysProcAttr == nil || !cmd.SysProcAttr.Setctty || !cmd.SysProcAttr.Setsid || !errors.Is(err, unix.EPERM) {
 		return app, err
 	}
 	cmd.SysProcAttr.Setctty = false
-	l.ctty = attach{errno: unix.EPERM}
+	*ctty = Attach{Errno: unix.EPERM}
 	return reaper.ScriptWith(start, cmd)
 }

@@ -1,4 +1,4 @@
-package lifecycle
+package user
 
 import (
 	"errors"
@@ -8,13 +8,12 @@ import (
 	"syscall"
 
 	"github.com/tend-init/tend/internal/excerpt"
-	"github.com/tend-init/tend/internal/user"
 )
 
-// runAs makes cmd run as u (--user), with HOME set to u's home as gosu
+// RunAs makes cmd run as u (--user), with HOME set to u's home as gosu
 // sets it; nil u leaves cmd as tend. cmd.Env nil means tend's own
 // environment, as in os/exec.
-func runAs(cmd *exec.Cmd, u *user.User) {
+func RunAs(cmd *exec.Cmd, u *User) {
 	if u == nil {
 		return
 	}
@@ -32,13 +31,13 @@ func runAs(cmd *exec.Cmd, u *user.User) {
 	cmd.Env = append(append([]string{}, env...), "HOME="+u.Home)
 }
 
-// switchError names the user switch when the app's start failed with
+// SwitchError names the user switch when the app's start failed with
 // EPERM under --user: the child's setgroups, setgid or setuid (root
 // without CAP_SETUID or CAP_SETGID: podman --cap-drop) fails with it
 // before exec, which os/exec reports as the exec's own error, and "exec
 // app failed: operation not permitted" would blame the program. nil for
 // any other failure.
-func switchError(u *user.User, err error) error {
+func SwitchError(u *User, err error) error {
 	if u == nil || u.Unchanged || !errors.Is(err, syscall.EPERM) {
 		return nil
 	}

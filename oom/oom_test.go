@@ -1,4 +1,4 @@
-package lifecycle
+package oom
 
 import (
 	"os"
@@ -62,7 +62,7 @@ func TestOOMKills(t *testing.T) {
 	if err := os.WriteFile(f, []byte("low 0\nhigh 0\nmax 12\noom 3\noom_kill 2\noom_group_kill 0\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if n, err := oomKills(f); n != 2 || err != nil {
-		t.Errorf("oomKills = %d, %v; want 2", n, err)
+	if n, err := kills(f); n != 2 || err != nil {
+		t.Errorf("kills = %d, %v; want 2", n, err)
 	}
 }

@@ -1,4 +1,4 @@
-package lifecycle
+package terminal
 
 import (
 	"os"
@@ -8,11 +8,11 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// appCommand builds the app's command: argv, environment, working directory
+// Command builds the app's command: argv, environment, working directory
 // and stdio are inherited untouched. The app always leads its own process
 // group; when stdin is tend's controlling terminal, that group is also made
 // the terminal's foreground so Ctrl-C and job control reach the app.
-func appCommand(path string, args []string) *exec.Cmd {
+func Command(path string, args []string) *exec.Cmd {
 	cmd := &exec.Cmd{
 		Path:        path,
 		Args:        args,

@@ -1,7 +1,12 @@
-package lifecycle
+// Package oom keeps tend out of the OOM killer's way and says when it
+// struck: tend's oom_score_adj as PID 1 and the one each process it starts
+// gets (score_linux.go), and the kernel's count of OOM kills in tend's
+// memory cgroup. The loop calls it; it decides nothing about the app.
+package oom
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"log/slog"
 	"os"
@@ -9,17 +14,19 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/tend-init/tend/health"
+	"github.com/tend-init/tend/logger"
 	"github.com/tend-init/tend/reaper"
 	"golang.org/x/sys/unix"
 )
 
-// oomWatch follows the kernel's count of OOM kills in tend's memory cgroup
+// Watch follows the kernel's count of OOM kills in tend's memory cgroup
 // (oom_kill in cgroup v2's memory.events, v1's memory.oom_control), so that
 // tend can say when one of its processes was OOM-killed: a SIGKILL alone
 // does not tell. It is read on the loop goroutine only: when a process
-// tend reaps died of SIGKILL, every heartbeat, and at the end.
-type oomWatch struct {
+// tend reaps died of SIGKILL, every heartbeat, and at the end. The zero
+// Watch watches nothing.
+type Watch struct {
+	log   *logger.Logger
 	file  string // "" when no memory cgroup was found
 	limit string // memory.max or memory.limit_in_bytes
 	seen  uint64 // the count at the last look
@@ -28,51 +35,61 @@ type oomWatch struct {
 	appKilled bool
 }
 
-// watchOOM lowers tend's score as PID 1 (oomscore_linux.go) and finds the
-// memory cgroup's files. Neither is needed to run: what fails is logged.
-func (l *Loop) watchOOM() {
+// Start lowers tend's score when pid1 (score_linux.go; aroundFork is the
+// reaper's hook around each fork) and finds the memory cgroup's files.
+// Neither is needed to run: what fails is logged. Call it before anything
+// starts: every child then gets tend's original oom_score_adj.
+func (w *Watch) Start(log *logger.Logger, pid1 bool, aroundFork func(func() (after func()))) {
+	w.log = log
 	dir, v2, err := memoryCgroup("/proc/self/cgroup", "/proc/self/mountinfo")
-	w := &l.oom
 	if err == nil {
 		w.file, w.limit = filepath.Join(dir, "memory.oom_control"), filepath.Join(dir, "memory.limit_in_bytes")
 		if v2 {
 			w.file, w.limit = filepath.Join(dir, "memory.events"), filepath.Join(dir, "memory.max")
 		}
 	}
-	if l.pid1OOMScore() {
-		l.arrangeOOMScore(limitBytes(w.limit))
+	// Only as PID 1, whose death ends the container. Under -s or a
+	// wrapper, tend's death orphans the app but ends nothing, and the
+	// wrapper decides.
+	if pid1 {
+		arrangeScore(log, limitBytes(w.limit), aroundFork)
 	}
 	if err != nil {
-		l.log.With(errField(err)).Debugf("OOM kills will not be reported: %v", err)
+		log.With(errField(err)).Debugf("OOM kills will not be reported: %v", err)
 		return
 	}
-	n, err := oomKills(w.file)
+	n, err := kills(w.file)
 	if err != nil {
-		l.log.With(errField(err)).Debugf("OOM kills will not be reported: %v", err)
+		log.With(errField(err)).Debugf("OOM kills will not be reported: %v", err)
 		w.file = ""
 		return
 	}
 	w.seen = n
-	l.log.Debugf("OOM kills counted from %s (oom_kill %d)", w.file, n)
+	log.Debugf("OOM kills counted from %s (oom_kill %d)", w.file, n)
 }
 
-// noteExit looks at the count when a process tend reaped died of SIGKILL,
+// errField is lifecycle's errField: one key for an error in every JSON line.
+func errField(err error) slog.Attr { return slog.String("error", err.Error()) }
+
+// Exit looks at the count when a process tend reaped died of SIGKILL,
 // the signal the OOM killer sends. app names the app's command when it
 // was the app.
-func (l *Loop) noteExit(e reaper.Exit, app string) {
+func (w *Watch) Exit(e reaper.Exit, app string) {
 	if e.Status.Signaled() && e.Status.Signal() == unix.SIGKILL {
-		l.checkOOM(e.Pid, app)
+		w.look(e.Pid, app)
 	}
 }
 
-// checkOOM logs the kills since the last look: as pid's (app's) when it is
+// Look logs the kills since the last look (the heartbeat, the end).
+func (w *Watch) Look() { w.look(0, "") }
+
+// look logs the kills since the last look: as pid's (app's) when it is
 // given, a process that died of SIGKILL meanwhile.
-func (l *Loop) checkOOM(pid int, app string) {
-	w := &l.oom
+func (w *Watch) look(pid int, app string) {
 	if w.file == "" {
 		return
 	}
-	n, err := oomKills(w.file)
+	n, err := kills(w.file)
 	if err != nil || n <= w.seen {
 		return // unreadable now: the next look tells
 	}
@@ -80,13 +97,13 @@ func (l *Loop) checkOOM(pid int, app string) {
 	w.seen = n
 	limit := cgroupLimit(w.limit)
 	attrs := []slog.Attr{slog.Uint64("oom_kills", n), slog.String("limit", limit)}
-	fields := l.log.With(attrs...)
+	fields := w.log.With(attrs...)
 	switch {
 	case pid != 0 && app != "":
 		w.appKilled = true
-		l.log.With(append(attrs, appPidField(pid))...).Warnf("the app (pid %d, %q) was killed by the OOM killer: tend's memory cgroup is at its limit (%s; oom_kill %d)", pid, app, limit, n)
+		w.log.With(append(attrs, slog.Int("app_pid", pid))...).Warnf("the app (pid %d, %q) was killed by the OOM killer: tend's memory cgroup is at its limit (%s; oom_kill %d)", pid, app, limit, n)
 	case pid != 0:
-		l.log.With(append(attrs, slog.Int("pid", pid))...).Warnf("pid %d was killed by the OOM killer: tend's memory cgroup is at its limit (%s; oom_kill %d)", pid, limit, n)
+		w.log.With(append(attrs, slog.Int("pid", pid))...).Warnf("pid %d was killed by the OOM killer: tend's memory cgroup is at its limit (%s; oom_kill %d)", pid, limit, n)
 	default:
 		fields.Warnf("the OOM killer killed %d process(es) in tend's memory cgroup, not children of tend or not yet reaped (limit %s; oom_kill %d)", rose, limit, n)
 		return
@@ -96,34 +113,44 @@ func (l *Loop) checkOOM(pid int, app string) {
 	}
 }
 
-// oomReason is the termination message when the app was OOM-killed and
-// tend decided nothing else.
-func (l *Loop) oomReason() string {
-	if !l.oom.appKilled {
+// Reason is the termination message when the app was OOM-killed and tend
+// decided nothing else; "" otherwise.
+func (w *Watch) Reason() string {
+	if !w.appKilled {
 		return ""
 	}
-	return fmt.Sprintf("the app was killed by the OOM killer: its memory cgroup reached its limit (%s; oom_kill %d)", cgroupLimit(l.oom.limit), l.oom.seen)
+	return fmt.Sprintf("the app was killed by the OOM killer: its memory cgroup reached its limit (%s; oom_kill %d)", cgroupLimit(w.limit), w.seen)
 }
 
-// oomStatus adds the count to a snapshot, for tend_oom_kills_total.
-func (l *Loop) oomStatus(st *health.Status) {
-	if l.oom.file != "" {
-		st.OOMKills, st.OOMKillsKnown = l.oom.seen, true
+// Kills is the count at the last look, for tend_oom_kills_total, and
+// whether there is one.
+func (w *Watch) Kills() (n uint64, known bool) { return w.seen, w.file != "" }
+
+// kills reads the oom_kill line of memory.events or memory.oom_control.
+func kills(file string) (uint64, error) {
+	n, err := KeyedCount(file, "oom_kill")
+	if errors.Is(err, errNoKey) {
+		return 0, fmt.Errorf("%s has no oom_kill line (a kernel before 4.13)", file)
 	}
+	return n, err
 }
 
-// oomKills reads the oom_kill line of memory.events or memory.oom_control.
-func oomKills(file string) (uint64, error) {
+// errNoKey is KeyedCount's answer for a file without the key.
+var errNoKey = errors.New("no such key")
+
+// KeyedCount reads the number after "KEY " in a cgroup's keyed file
+// (memory.events, memory.oom_control, pids.events).
+func KeyedCount(file, key string) (uint64, error) {
 	b, err := os.ReadFile(file)
 	if err != nil {
 		return 0, err
 	}
 	for _, line := range strings.Split(string(b), "\n") {
-		if v, ok := strings.CutPrefix(line, "oom_kill "); ok {
+		if v, ok := strings.CutPrefix(line, key+" "); ok {
 			return strconv.ParseUint(strings.TrimSpace(v), 10, 64)
 		}
 	}
-	return 0, fmt.Errorf("%s has no oom_kill line (a kernel before 4.13)", file)
+	return 0, fmt.Errorf("%s: %w %q", file, errNoKey, key)
 }
 
 // cgroupLimit is the limit in file as a person reads it.

@@ -1,4 +1,4 @@
-package lifecycle
+package oom
 
 import (
 	"errors"
@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/tend-init/tend/logger"
 )
 
 // tendOOMScore is the oom_score_adj tend gives itself as PID 1:
@@ -42,7 +44,7 @@ type oomScore struct {
 	own, child int
 }
 
-// arrangeOOMScore makes the processes tend starts the OOM killer's choice
+// arrangeScore makes the processes tend starts the OOM killer's choice
 // before tend, as PID 1. With CAP_SYS_RESOURCE tend lowers itself to
 // tendOOMScore and every child gets tend's original value back: nothing
 // changes for the app against other containers. Without it (Docker's
@@ -54,11 +56,11 @@ type oomScore struct {
 // limit bytes (see childRaise); the kernel lets a process lower its score
 // back to the runtime's value without the capability, so an app that
 // disagrees can undo it. With no memory limit there is no cgroup OOM to
-// lose, and nothing changes.
-func (l *Loop) arrangeOOMScore(limit uint64) {
+// lose, and nothing changes. aroundFork installs forChild.
+func arrangeScore(log *logger.Logger, limit uint64, aroundFork func(func() (after func()))) {
 	fd, orig, err := openOOMScore()
 	if err != nil {
-		l.log.With(errField(err)).Infof("oom_score_adj left as it is: %v", err)
+		log.With(errField(err)).Infof("oom_score_adj left as it is: %v", err)
 		return
 	}
 	s := &oomScore{fd: fd, own: tendOOMScore, child: orig}
@@ -69,22 +71,22 @@ func (l *Loop) arrangeOOMScore(limit uint64) {
 	err = s.set(tendOOMScore)
 	switch {
 	case err == nil:
-		l.log.Debugf("oom_score_adj: tend %d, the processes it starts %d (as tend had)", tendOOMScore, orig)
+		log.Debugf("oom_score_adj: tend %d, the processes it starts %d (as tend had)", tendOOMScore, orig)
 	case errors.Is(err, unix.EACCES), errors.Is(err, unix.EPERM):
 		s.own = orig
 		s.child = min(orig+childRaise(limit, selfResident()), 1000)
 		if s.child == orig {
 			_ = unix.Close(fd) // nothing to change for the children
-			l.log.Infof("tend cannot lower its oom_score_adj (it needs CAP_SYS_RESOURCE) and has no memory limit to rank the app against; add the capability (docker run --cap-add SYS_RESOURCE; Kubernetes securityContext.capabilities.add: [SYS_RESOURCE]) to keep tend out of the OOM killer's way")
+			log.Infof("tend cannot lower its oom_score_adj (it needs CAP_SYS_RESOURCE) and has no memory limit to rank the app against; add the capability (docker run --cap-add SYS_RESOURCE; Kubernetes securityContext.capabilities.add: [SYS_RESOURCE]) to keep tend out of the OOM killer's way")
 			return
 		}
-		l.log.Infof("tend cannot lower its oom_score_adj (it needs CAP_SYS_RESOURCE): the processes it starts get %d instead of %d, the least that makes each the OOM killer's choice before tend in a full memory cgroup of %s; add the capability (docker run --cap-add SYS_RESOURCE; Kubernetes securityContext.capabilities.add: [SYS_RESOURCE]) to leave their score as it is", s.child, orig, cgroupLimitBytes(limit))
+		log.Infof("tend cannot lower its oom_score_adj (it needs CAP_SYS_RESOURCE): the processes it starts get %d instead of %d, the least that makes each the OOM killer's choice before tend in a full memory cgroup of %s; add the capability (docker run --cap-add SYS_RESOURCE; Kubernetes securityContext.capabilities.add: [SYS_RESOURCE]) to leave their score as it is", s.child, orig, cgroupLimitBytes(limit))
 	default:
 		_ = unix.Close(fd) // tend keeps its score
-		l.log.With(errField(err)).Infof("oom_score_adj left as it is: %v", err)
+		log.With(errField(err)).Infof("oom_score_adj left as it is: %v", err)
 		return
 	}
-	l.reap.AroundFork(s.forChild)
+	aroundFork(s.forChild)
 }
 
 // childRaise is the least raise of oom_score_adj that makes a process
@@ -155,13 +157,8 @@ func (s *oomScore) set(v int) error {
 // the fork itself (about 0.1-1 ms each start). A write that fails leaves
 // things as they were, and the next start tries again.
 func (s *oomScore) forChild() (after func()) {
-	_ = s.set(s.child) // raising needs no capability, and returning to the original is allowed (see arrangeOOMScore)
+	_ = s.set(s.child) // raising needs no capability, and returning to the original is allowed (see arrangeScore)
 	return func() {
 		_ = s.set(s.own) // as above; on failure tend keeps the child's score until the next start
 	}
 }
-
-// pid1OOMScore is whether tend arranges scores: only as PID 1, whose death
-// ends the container. Under -s or a wrapper, tend's death orphans the app
-// but ends nothing, and the wrapper decides.
-func (l *Loop) pid1OOMScore() bool { return l.pid1 }
