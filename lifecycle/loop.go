@@ -53,6 +53,7 @@ type Loop struct {
 	// when it is not tend's own (nil: os.Environ()).
 	listenFiles []*os.File
 	appEnv      []string
+	stopWatch   func() // ends the --reload-on watcher (reload.go)
 }
 
 // New performs the set-up in the order that loses nothing: the parent-death
@@ -66,6 +67,7 @@ func New(cfg plan.Config, stderr io.Writer) (l *Loop, err error) {
 		pid1:      os.Getpid() == 1,
 		events:    make(chan event, 16),
 		stopProbe: func() {},
+		stopWatch: func() {},
 	}
 	log := l.log // l is nil by the time a failed New returns
 	defer func() {
@@ -115,9 +117,14 @@ func New(cfg plan.Config, stderr io.Writer) (l *Loop, err error) {
 	began := time.Now()
 	want, have := reserveThreads(&l.cfg)
 	l.log.Debugf("threads: %d, created before the app starts in %s (budget %d, GOMAXPROCS=1; -1: /proc unreadable)", have, time.Since(began).Round(time.Microsecond), want)
+	if err := l.watchReload(); err != nil {
+		l.closeServer()
+		return nil, err
+	}
 	// With pre-start, the app starts from the loop once it has run.
 	if len(cfg.Args) > 0 && len(cfg.PreStart) == 0 {
 		if err := l.startAppNow(); err != nil {
+			l.stopWatch()
 			l.closeServer()
 			return nil, err
 		}
@@ -223,6 +230,7 @@ func (l *Loop) onOrphan(e reaper.Exit) {
 func (l *Loop) Run(ctx context.Context) int {
 	defer l.log.Flush(logFlush)
 	defer l.stopProbes()
+	defer l.stopWatch()
 	defer l.closeServer()
 	beat, stopBeat := l.serve()
 	defer stopBeat()
