@@ -24,7 +24,7 @@ import (
 func buildConfig(v values) (*plan.Config, error) {
 	cfg := plan.Default()
 	cfg.Args = v.set.Args()
-	for _, read := range []func(*plan.Config, values) error{readBasics, readHooks, readSignals} {
+	for _, read := range []func(*plan.Config, values) error{readBasics, readHooks, readSignals, readReload} {
 		if err := read(&cfg, v); err != nil {
 			return nil, err
 		}

@@ -71,7 +71,7 @@ func TestReadmeCommands(t *testing.T) {
 		}
 	}
 	for _, m := range regexp.MustCompile("`((?:TEND|TINI)_[A-Z_]+)").FindAllStringSubmatch(readme, -1) {
-		if !known[m[1]] && m[1] != "TEND_HOOK" && m[1] != "TEND_APP_PID" && m[1] != "TEND_EXIT_CODE" {
+		if !known[m[1]] && m[1] != "TEND_HOOK" && m[1] != "TEND_APP_PID" && m[1] != "TEND_EXIT_CODE" && m[1] != "TEND_STOP_REASON" && m[1] != "TEND_STOP_DETAIL" {
 			t.Errorf("README documents unknown variable %s", m[1])
 		}
 	}

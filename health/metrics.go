@@ -38,6 +38,10 @@ func metrics(st *Status, procs *procCache, version string) string {
 		m("oom_kills_total", "counter", "Processes the kernel's OOM killer killed in tend's memory cgroup (its oom_kill count).")
 		v("oom_kills_total", "", float64(st.OOMKills))
 	}
+	if st.ReloadOn {
+		m("reloads_total", "counter", "Reloads begun because a --reload-on file's bytes changed (the reload signal sent, or the reload action started).")
+		v("reloads_total", "", float64(st.Reloads))
+	}
 	m("signals_forwarded_total", "counter", "Signals forwarded to the app, by signal.")
 	for _, k := range sortedKeys(st.SignalsForwarded) {
 		v("signals_forwarded_total", labels("signal", k), float64(st.SignalsForwarded[k]))

@@ -20,6 +20,8 @@ type Status struct {
 	ZombiesReaped           uint64
 	OOMKills                uint64 // the memory cgroup's oom_kill count
 	OOMKillsKnown           bool   // whether tend found that count
+	Reloads                 uint64 // reloads begun after a --reload-on change
+	ReloadOn                bool   // whether tend watches files (--reload-on)
 	SignalsForwarded        map[string]uint64
 	HookRuns                map[HookKey]uint64
 	HookDurations           map[string]Histogram

@@ -46,6 +46,7 @@ func (m *machine) onSignal(recv unix.Signal) {
 			// Nothing to stop yet: pre-start is cut, the app never
 			// starts, and the drain and post-stop follow.
 			m.st.terminating = true
+			m.because(stopBySignal, signals.Name(recv))
 			m.log.With(sigField(recv)).Infof("received %s during pre-start: the app will not start", signals.Name(recv))
 			m.cancelHook(plan.HookPreStart, errors.New("received "+signals.Name(recv)))
 			return
@@ -53,6 +54,7 @@ func (m *machine) onSignal(recv unix.Signal) {
 			if m.cfg.StopSignalSet {
 				sig = m.ownStopSignal()
 			}
+			m.because(stopBySignal, signals.Name(recv))
 			m.beginStop(sig, "received "+signals.Name(recv), sigField(recv))
 			return
 		case m.st.phase == phaseStopping && !m.st.stopSent && m.st.hasApp:

@@ -17,7 +17,7 @@ func (m *machine) startHook(kind plan.HookKind, deadline time.Time) {
 	if kind == plan.HookPostStop {
 		code = &m.st.appCode
 	}
-	env := childEnv(m.baseEnv, kind.String(), m.appPidIfRunning(), code)
+	env := append(childEnv(m.baseEnv, kind.String(), m.appPidIfRunning(), code), m.stopEnv(kind)...)
 	m.log.With(hookField(kind), slog.Int("commands", len(cmds))).Infof("%s: running %d command(s)", kind, len(cmds))
 	cancel := m.w.startHook(kind, cmds, env, deadline)
 	m.st.hooks[kind] = &hookRun{cancel: cancel, started: m.now()}
@@ -47,7 +47,7 @@ func (m *machine) onHookDone(d hookDone) {
 	delete(m.st.hooks, d.kind)
 	h.cancel(nil)
 	m.recordHook(d)
-	if errors.Is(d.err, hooks.ErrTimeout) {
+	if errors.Is(d.err, hooks.ErrTimeout) && d.kind != plan.HookReload { // a reload decides no outcome
 		m.decided(fmt.Sprintf("%s timed out after %s", d.kind, m.cfg.HookTimeout))
 	}
 	if dur := d.dur.Round(time.Millisecond); d.err != nil {
@@ -67,6 +67,8 @@ func (m *machine) onHookDone(d hookDone) {
 		}
 	case plan.HookPostStop:
 		m.transition(phaseDone, "post-stop finished")
+	case plan.HookReload:
+		m.onReloadDone()
 	}
 }
 
@@ -80,6 +82,7 @@ func (m *machine) onPreStart(err error) {
 		return
 	case err != nil:
 		m.st.exitOverride = plan.ExitStartHookFailed
+		m.because(stopByPreStart, "")
 		m.decided(fmt.Sprintf("pre-start failed: %v", err))
 		m.beginDrain()
 		return
@@ -98,6 +101,7 @@ func (m *machine) launch() {
 	pid, err := m.w.startApp()
 	if err != nil {
 		m.st.exitOverride = plan.ExitCode(err)
+		m.because(stopByExec, m.cfg.Args[0])
 		m.decided(err.Error())
 		m.log.With(errField(err)).Errorf("%v", err)
 		m.beginDrain()
@@ -121,6 +125,7 @@ func (m *machine) onPostStart(err error) {
 	}
 	if (m.st.phase == phaseStarting || m.st.phase == phasePause) && !m.st.appExited {
 		m.st.exitOverride = plan.ExitStartHookFailed
+		m.because(stopByPostStart, "")
 		m.decided(fmt.Sprintf("post-start failed: %v", err))
 		m.beginStop(m.ownStopSignal(), "post-start failed", hookField(plan.HookPostStart))
 	}

@@ -54,7 +54,7 @@ func ownsSockets(cfg *plan.Config) bool {
 			return true
 		}
 	}
-	for _, hs := range [][]hooks.Action{cfg.PreStart, cfg.PostStart, cfg.PreStop, cfg.PostStop} {
+	for _, hs := range [][]hooks.Action{cfg.PreStart, cfg.PostStart, cfg.PreStop, cfg.PostStop, cfg.Reload} {
 		for _, a := range hs {
 			if _, ok := a.(hooks.HTTPGet); ok {
 				return true

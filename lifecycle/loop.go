@@ -50,12 +50,13 @@ type Loop struct {
 	// why not (plan.GroupSession, package terminal). childDir: where hooks and exec
 	// probes start once tend has left it for / (ChdirRoot). exits: what
 	// the last Reap collected, for the trace (trace.go).
-	ctty     terminal.Attach
-	childDir string
-	exits    []reaper.Exit
-	oom      oom.Watch          // OOM kills in tend's memory cgroup
-	sockets  activation.Sockets // socket activation: the sockets offered to tend, until the app has them
-	note     notifier           // sd_notify, outward and inward (notify.go)
+	ctty      terminal.Attach
+	childDir  string
+	exits     []reaper.Exit
+	oom       oom.Watch          // OOM kills in tend's memory cgroup
+	sockets   activation.Sockets // socket activation: the sockets offered to tend, until the app has them
+	note      notifier           // sd_notify, outward and inward (notify.go)
+	stopWatch func()             // ends the --reload-on watcher (reload.go)
 }
 
 // New performs the set-up in the order that loses nothing: the parent-death
@@ -70,6 +71,7 @@ func New(cfg plan.Config, stderr io.Writer) (l *Loop, err error) {
 		events:      make(chan event, 16),
 		stopProbe:   func() {},
 		stopWaiting: func() {},
+		stopWatch:   func() {},
 	}
 	log := l.log // l is nil by the time a failed New returns
 	defer func() {
@@ -125,10 +127,15 @@ func New(cfg plan.Config, stderr io.Writer) (l *Loop, err error) {
 	began := time.Now()
 	want, have := reserveThreads(&l.cfg)
 	l.log.Debugf("threads: %d, created before the app starts in %s (budget %d, GOMAXPROCS=1; -1: /proc unreadable)", have, time.Since(began).Round(time.Microsecond), want)
+	if err := l.watchReload(); err != nil {
+		l.closeServer()
+		return nil, err
+	}
 	// With a wait or pre-start, the app starts from the loop once they
 	// are done.
 	if len(cfg.Args) > 0 && len(cfg.WaitFor) == 0 && len(cfg.PreStart) == 0 {
 		if err := l.startAppNow(); err != nil {
+			l.stopWatch()
 			l.closeServer()
 			return nil, err
 		}
@@ -240,6 +247,7 @@ func (l *Loop) Run(ctx context.Context) int {
 	defer l.log.Flush(logFlush)
 	defer l.stopProbes()
 	defer l.stopWait()
+	defer l.stopWatch()
 	defer l.closeServer()
 	defer l.closeNotify()
 	beat, stopBeat := l.serve()

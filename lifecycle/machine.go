@@ -108,11 +108,13 @@ type state struct {
 	noChildren  bool // the last reap found no child left at all
 	terminating bool // a stop has begun: not ready
 	postStartOK bool
+	reload      reloadState // --reload-on (reload.go)
 
 	stopSignal   unix.Signal
 	held         []unix.Signal // stop signals received during pre-stop
 	stopSent     bool
 	stopBegan    time.Time
+	cause        stopCause
 	exitOverride int // one of the Exit* codes, or 0
 	// ignoreOnce: signals to ignore once each, after tend detached from
 	// the terminal of the session it led (plan.GroupSession).
@@ -222,10 +224,13 @@ func (m *machine) handle(ev event) {
 		m.onNotify(e)
 	case tick:
 		m.onTick()
+	case reloadSeen:
+		m.onReloadSeen(e.snap)
 	case cancelled:
 		if m.st.phase == phaseWaiting {
 			m.abandonWait("context cancelled")
 		} else if m.canBeginStop() {
+			m.because(stopByCancel, "")
 			m.beginStop(m.ownStopSignal(), "context cancelled")
 		}
 	default:
@@ -257,10 +262,13 @@ func (m *machine) decided(why string) {
 }
 
 // exitCode is the app's code with the -e remaps applied, unless tend chose
-// a code of its own.
+// a code of its own or --stop-exit-code applies.
 func (m *machine) exitCode() int {
 	if m.st.exitOverride != 0 {
 		return m.st.exitOverride
+	}
+	if code, ok := m.stopExitCode(); ok {
+		return code
 	}
 	if m.cfg.RemapExit[m.st.appCode&0xff] {
 		return 0

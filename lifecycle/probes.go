@@ -127,6 +127,7 @@ func (m *machine) onProbe(r probeDone) {
 	if c.GracePeriod > 0 {
 		grace = c.GracePeriod // the probe's own terminationGracePeriodSeconds
 	}
+	m.because(probeCause(c), c.Name)
 	m.beginStopGrace(grace, m.ownStopSignal(), why, probeField(c), probeKindField(c), errField(r.err))
 }
 

@@ -54,6 +54,7 @@ func (m *machine) beginStopGrace(grace time.Duration, sig unix.Signal, why strin
 	m.publish()      // /readyz turns 503 before pre-stop starts, not after
 	m.w.stopProbes() // probes end with the stop, as in Kubernetes
 	m.cancelHook(plan.HookPostStart, errors.New("a stop began"))
+	m.cancelHook(plan.HookReload, errors.New("a stop began")) // no reload runs during a stop
 	if m.st.appExited {
 		return
 	}

@@ -19,8 +19,9 @@ func threadBudget(cfg *plan.Config) int {
 	n := thread.Needs{
 		TerminationMessage: cfg.TerminationMessagePath != "",
 		Health:             cfg.HealthAddr != "",
-		Relay:              hasCommand(cfg.PreStart, cfg.PostStart, cfg.PreStop, cfg.PostStop),
+		Relay:              hasCommand(cfg.PreStart, cfg.PostStart, cfg.PreStop, cfg.PostStop, cfg.Reload),
 		Probes:             max(len(cfg.Checks), len(cfg.WaitFor)), // the wait ends before the probes begin
+		Watcher:            len(cfg.ReloadOn) > 0,
 	}
 	// Hook goroutines: a pre-stop can start while a cancelled post-start
 	// is still being killed; a post-stop runs alone, after both.
@@ -29,6 +30,9 @@ func threadBudget(cfg *plan.Config) int {
 		n.Hooks = 2
 	case len(cfg.PreStart) > 0, len(cfg.PostStart) > 0, len(cfg.PreStop) > 0, len(cfg.PostStop) > 0:
 		n.Hooks = 1
+	}
+	if len(cfg.Reload) > 0 {
+		n.Hooks++ // a reload runs beside post-start, and a cancelled one beside pre-stop
 	}
 	return thread.Budget(n)
 }

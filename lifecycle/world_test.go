@@ -25,6 +25,7 @@ type recorder struct {
 	published *health.Status
 	startErr  error           // startApp fails with it
 	log       strings.Builder // tend's log lines: the phases come from here
+	stopEnv   []string        // "KIND: TEND_STOP_..." for each hook started
 }
 
 func (r *recorder) act(format string, args ...any) {
@@ -48,7 +49,8 @@ func (r *recorder) startHook(kind plan.HookKind, cmds []hooks.Action, env []stri
 	if !deadline.IsZero() {
 		d = deadline.Sub(r.clock).String()
 	}
-	r.act("start %s deadline=%s env=%s", kind, d, strings.Join(tendVars(env), ","))
+	r.act("start %s deadline=%s env=%s", kind, d, strings.Join(tendVars(env, "TEND_STOP_"), ","))
+	r.stopEnv = append(r.stopEnv, kind.String()+": "+strings.Join(stopVars(env), ","))
 	return func(cause error) {
 		if cause != nil {
 			r.act("cancel %s: %v", kind, cause)
@@ -57,11 +59,12 @@ func (r *recorder) startHook(kind plan.HookKind, cmds []hooks.Action, env []stri
 }
 
 // tendVars keeps the TEND_* variables of env, which is otherwise the
-// recorder's base environment.
-func tendVars(env []string) []string {
+// recorder's base environment, but those beginning with skip (the stop's
+// reason, which stopreason_test.go checks apart: stopVars).
+func tendVars(env []string, skip ...string) []string {
 	var out []string
 	for _, e := range env {
-		if strings.HasPrefix(e, "TEND_") {
+		if strings.HasPrefix(e, "TEND_") && (len(skip) == 0 || !strings.HasPrefix(e, skip[0])) {
 			out = append(out, e)
 		}
 	}
@@ -138,6 +141,17 @@ func (r *recorder) phases() []string {
 				to, _, _ = strings.Cut(to, ":")
 				out = append(out, to)
 			}
+		}
+	}
+	return out
+}
+
+// stopVars keeps env's TEND_STOP_* variables.
+func stopVars(env []string) []string {
+	var out []string
+	for _, e := range env {
+		if strings.HasPrefix(e, "TEND_STOP_") {
+			out = append(out, e)
 		}
 	}
 	return out

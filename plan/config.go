@@ -79,6 +79,21 @@ type Config struct {
 	// terminationMessagePath).
 	TerminationMessagePath string
 
+	// ReloadOn are files and directories whose bytes, once changed, reload
+	// the app (--reload-on): the Reload actions when there are any, else
+	// ReloadSignal to the app. Never during a stop, never two at once.
+	ReloadOn     []string
+	ReloadSignal unix.Signal
+	Reload       []hooks.Action
+
+	// StopExitCode, when StopExitCodeSet (--stop-exit-code), is tend's
+	// code after a stop the runtime asked for (a received TERM, INT or
+	// stop signal) that ended with the app dead of the stop signal or
+	// exiting by its own handler. Stops tend began keep their codes, and
+	// so do crashes, unlike -e 143.
+	StopExitCode    int
+	StopExitCodeSet bool
+
 	// SocketActivation: sockets handed to tend by systemd or podman
 	// (LISTEN_PID naming tend) go to the app alone, with LISTEN_PID set
 	// to the app's pid, as catatonit does; hooks and probes get neither
@@ -176,6 +191,9 @@ func Default() Config {
 		// Set by package main only when /dev/termination-log exists and
 		// is writable, as in a Kubernetes container.
 		TerminationMessagePath: "",
+		// nginx's, Prometheus' and HAProxy's "read your configuration
+		// again".
+		ReloadSignal: unix.SIGHUP,
 		// Kubernetes' probe defaults (core/v1 Probe): every 10 s, 1 s
 		// timeout, no initial delay, 3 failures to fail, 1 success to pass.
 		Probe: probe.Params{

@@ -17,6 +17,8 @@ const (
 	HookPostStart
 	HookPreStop
 	HookPostStop
+	// HookReload runs when a --reload-on file changed (Config.Reload).
+	HookReload
 )
 
 // String is the hook's name in its flags, the log and /metrics.
@@ -30,6 +32,8 @@ func (k HookKind) String() string {
 		return "pre-stop"
 	case HookPostStop:
 		return "post-stop"
+	case HookReload:
+		return "reload"
 	}
 	return "hook(" + strconv.Itoa(int(k)) + ")"
 }
@@ -45,6 +49,8 @@ func (c *Config) Hooks(k HookKind) []hooks.Action {
 		return c.PreStop
 	case HookPostStop:
 		return c.PostStop
+	case HookReload:
+		return c.Reload
 	}
 	return nil
 }

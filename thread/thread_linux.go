@@ -75,6 +75,7 @@ type Needs struct {
 	Hooks              int  // hook goroutines that can run at once
 	Relay              bool // a hook runs a command, whose output the Relay copies
 	Probes             int  // probe goroutines, one per check
+	Watcher            bool // --reload-on: the watcher's reads of the watched files
 }
 
 // Budget is the most threads tend can need at once with n, with
@@ -89,6 +90,9 @@ func Budget(n Needs) int {
 		b += 3 // the accept loop, the gated connections, and one scrape's /proc reads
 	}
 	b += n.Hooks
+	if n.Watcher {
+		b++ // its inotify reads go through the netpoller; its file reads do not
+	}
 	// The hooks' Relay: its one copier, in write(2) on a stdout or stderr
 	// that may block. Hook and probe output pipes are read through the
 	// netpoller, which costs no thread.

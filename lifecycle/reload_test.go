@@ -1,0 +1,63 @@
+package lifecycle
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/tend-init/tend/hooks"
+	"github.com/tend-init/tend/plan"
+	"github.com/tend-init/tend/watch"
+)
+
+// TestReloadDecisions: the machine reloads on changed bytes only, never
+// two at once (a change during a reload action waits for it, and several
+// collapse into one), and never once a stop has begun.
+func TestReloadDecisions(t *testing.T) {
+	snap := func(v string) watch.Snapshot { return watch.Snapshot{"/etc/app.conf": v} }
+	t.Run("signal", func(t *testing.T) {
+		m, r := newTestMachine(func(c *plan.Config) { c.ReloadOn = []string{"/etc/app.conf"} })
+		m.st.reload.applied = snap("a")
+		m.begin(42)
+		m.handle(reloadSeen{snap("a")}) // the same bytes
+		m.handle(reloadSeen{snap("b")})
+		m.handle(reloadSeen{snap("b")})
+		m.handle(sigEvent{unix.SIGTERM})
+		m.handle(reloadSeen{snap("c")}) // during the stop
+		if got := strings.Count(strings.Join(r.acts, "\n"), "signal SIGHUP"); got != 1 || m.st.reload.count != 1 {
+			t.Fatalf("want one HUP, got %d (count %d): %q", got, m.st.reload.count, r.acts)
+		}
+		if r.published.Reloads != 1 || !r.published.ReloadOn {
+			t.Fatalf("published reloads %d", r.published.Reloads)
+		}
+	})
+	t.Run("action", func(t *testing.T) {
+		m, r := newTestMachine(func(c *plan.Config) {
+			c.ReloadOn = []string{"/etc/app.conf"}
+			c.Reload = []hooks.Action{hooks.Command{Argv: []string{"reload"}}}
+		})
+		m.st.reload.applied = snap("a")
+		m.begin(42)
+		m.handle(reloadSeen{snap("b")})
+		m.handle(reloadSeen{snap("c")}) // while the first runs: waits
+		m.handle(reloadSeen{snap("d")}) // replaces c
+		starts := func() int { return strings.Count(strings.Join(r.acts, "\n"), "start reload") }
+		if starts() != 1 {
+			t.Fatalf("two reloads at once: %q", r.acts)
+		}
+		m.handle(hookDone{kind: plan.HookReload})
+		if starts() != 2 || m.st.reload.applied["/etc/app.conf"] != "d" {
+			t.Fatalf("the change made during the reload must run once after it: %q", r.acts)
+		}
+		m.handle(sigEvent{unix.SIGTERM})
+		if !strings.Contains(strings.Join(r.acts, "\n"), "cancel reload: a stop began") {
+			t.Fatalf("a running reload must be cut when a stop begins: %q", r.acts)
+		}
+		m.handle(hookDone{kind: plan.HookReload, err: errors.New("cancelled")})
+		if starts() != 2 || m.st.internalErrors != 0 {
+			t.Fatalf("acts %q, internal errors %d", r.acts, m.st.internalErrors)
+		}
+	})
+}
