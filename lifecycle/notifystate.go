@@ -88,6 +88,7 @@ func (m *machine) checkWatchdog() {
 	}
 	m.st.exitOverride = plan.ExitLivenessFailed
 	m.decided(why)
+	m.because(stopByWatchdog, "")
 	m.beginStop(m.ownStopSignal(), why, slog.String("probe", "notify-watchdog"))
 }
 
@@ -139,6 +140,8 @@ func (m *machine) managerState() (ready, stopping bool, status string) {
 	switch m.st.phase {
 	case phaseStopping, phaseDraining, phasePostStop, phaseDone:
 		return false, true, "stopping: " + m.stopStatus()
+	case phaseWaiting:
+		return false, false, m.awaited() // "waiting for db=tcp://db:5432"
 	case phasePreStart:
 		return false, false, "waiting: pre-start running"
 	case phaseRunning, phasePause:

@@ -21,6 +21,11 @@ const (
 	stopByExec      = "exec"       // the app could not be started; detail: the program
 	stopByAppExit   = "app-exit"   // the app exited on its own
 	stopByCancel    = "cancelled"  // Run's context ended (tend embedded, tests)
+	// The app missed its --notify-watchdog (or sent WATCHDOG=trigger).
+	stopByWatchdog = "notify-watchdog"
+	// --wait-for's dependencies were not up in --wait-timeout (post-stop
+	// only: the app never ran); detail: those still failing.
+	stopByWaitTimeout = "wait-timeout"
 )
 
 // stopCause is the first reason given; later ones (a TERM during a

@@ -162,6 +162,7 @@ func (m *machine) onWaitTick(now time.Time) {
 		why := fmt.Sprintf("--wait-for: not up after %s: %s", m.cfg.WaitTimeout, failing)
 		m.st.exitOverride = plan.ExitStartHookFailed
 		m.decided(why)
+		m.because(stopByWaitTimeout, failing)
 		m.log.With(slog.Duration("wait_timeout", m.cfg.WaitTimeout), slog.Int("code", plan.ExitStartHookFailed)).Warnf("%s; the app will not start", why)
 		m.endWait()
 		m.beginDrain()

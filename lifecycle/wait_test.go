@@ -30,13 +30,14 @@ func TestMachineWait(t *testing.T) {
 	waits := []string{"wait db=tcp://db:5432 env=TEND_HOOK=wait", "wait tcp://cache:6379 env=TEND_HOOK=wait"}
 	app := func(c *plan.Config) { deps(c); c.Args = []string{"app"} }
 	cases := []struct {
-		name   string
-		cfg    func(*plan.Config)
-		steps  []step
-		phases string
-		acts   []string
-		code   int
-		reason string
+		name    string
+		cfg     func(*plan.Config)
+		steps   []step
+		phases  string
+		acts    []string
+		code    int
+		reason  string
+		stopEnv string // what post-stop is told in TEND_STOP_*; "" when no stop hook ran
 	}{
 		{
 			name: "every dependency up, then the app",
@@ -66,10 +67,11 @@ func TestMachineWait(t *testing.T) {
 			cfg:  func(c *plan.Config) { app(c); c.PostStop = cmd },
 			steps: []step{ev(waitDone{idx: 1}), ev(waitDone{idx: 0, err: errBoom}), after(5*time.Second, tick{}),
 				after(25*time.Second, tick{}), ev(hookDone{kind: plan.HookPostStop})},
-			phases: "waiting draining post-stop done",
-			acts:   append(append([]string{}, waits...), "stop wait", "start post-stop deadline=none env=TEND_HOOK=post-stop,TEND_EXIT_CODE=0"),
-			code:   plan.ExitStartHookFailed,
-			reason: "--wait-for: not up after 30s: db (boom)",
+			phases:  "waiting draining post-stop done",
+			acts:    append(append([]string{}, waits...), "stop wait", "start post-stop deadline=none env=TEND_HOOK=post-stop,TEND_EXIT_CODE=0"),
+			code:    plan.ExitStartHookFailed,
+			reason:  "--wait-for: not up after 30s: db (boom)",
+			stopEnv: "post-stop: TEND_STOP_REASON=wait-timeout,TEND_STOP_DETAIL=db (boom)",
 		},
 		{
 			name:   "pause mode waits too",
@@ -110,6 +112,11 @@ func TestMachineWait(t *testing.T) {
 			}
 			if m.st.reason != c.reason {
 				t.Errorf("termination message %q, want %q", m.st.reason, c.reason)
+			}
+			if c.stopEnv != "" {
+				if got := strings.Join(r.stopEnv, " "); got != c.stopEnv {
+					t.Errorf("stop hooks told %q, want %q", got, c.stopEnv)
+				}
 			}
 		})
 	}
@@ -158,5 +165,17 @@ func TestWaitBackoff(t *testing.T) {
 	}
 	if got := waitBackoff(1000); got != waitBackoffCap {
 		t.Errorf("waitBackoff(1000) = %s", got)
+	}
+}
+
+// TestWaitManagerStatus: while waiting, the STATUS= line tend sends its
+// own manager (sd_notify) names what is awaited, and READY=1 is not sent.
+func TestWaitManagerStatus(t *testing.T) {
+	m, _ := newTestMachine(func(c *plan.Config) { deps(c); c.Args = []string{"app"} })
+	m.begin(0)
+	m.handle(waitDone{idx: 1})
+	ready, stopping, status := m.managerState()
+	if ready || stopping || status != "waiting for db=tcp://db:5432" {
+		t.Fatalf("ready %v, stopping %v, STATUS=%q; want not ready, not stopping, what is awaited", ready, stopping, status)
 	}
 }
