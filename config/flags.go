@@ -96,8 +96,10 @@ func flagSpecs() []flagSpec {
 		{long: "probe-initial-delay", kind: kindValue, env: []string{"TEND_PROBE_INITIAL_DELAY"}, usage: "wait `DUR` before the first probe", def: d.Probe.InitialDelay.String()},
 		{long: "probe-failure-threshold", kind: kindValue, env: []string{"TEND_PROBE_FAILURE_THRESHOLD"}, usage: "`N` failures in a row fail a probe", def: fmt.Sprint(d.Probe.FailureThreshold)},
 		{long: "probe-success-threshold", kind: kindValue, env: []string{"TEND_PROBE_SUCCESS_THRESHOLD"}, usage: "`N` successes in a row pass a probe", def: fmt.Sprint(d.Probe.SuccessThreshold)},
-		{long: "check", kind: kindValue, usage: "HEALTHCHECK client: GET `URL` (http or https) once, exit 0 on 200-399, else 1; grpc://HOST:PORT[/SERVICE]: one Health/Check, exit 0 on SERVING, else 1"},
-		{long: "check-ca", kind: kindValue, usage: "verify --check's https server against the CA certificates in `FILE` (unverified without it, as the kubelet)"},
+		{long: "check", kind: kindValue, usage: "HEALTHCHECK client: GET `URL` (http or https) once, exit 0 on 200-399, else 1; grpc(s)://HOST:PORT[/SERVICE]: one Health/Check, exit 0 on SERVING, else 1"},
+		{long: "check-ca", kind: kindValue, usage: "verify --check's https or grpcs server against the CA certificates in `FILE` (unverified without it, as the kubelet)"},
+		{long: "check-cert", kind: kindValue, usage: "present the client certificate in PEM `FILE` to --check's https or grpcs server (mTLS); needs --check-key"},
+		{long: "check-key", kind: kindValue, usage: "the private key of --check-cert, a PEM `FILE`"},
 		{long: "check-timeout", kind: kindValue, usage: "bound --check by `DUR`", def: defaultCheckTimeout.String()},
 		{long: "version", kind: kindBool, usage: "print the version and exit"},
 	}, probeKindSpecs()...)

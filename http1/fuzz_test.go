@@ -156,7 +156,7 @@ func FuzzRequestHeaders(f *testing.F) {
 	f.Add("/a b", "X-A", "a\r\nX-Evil: 1", "Connection", "close")
 	f.Add("/%0d%0a", "X A", "1", "Content-Length", "5")
 	f.Fuzz(func(t *testing.T, path, n1, v1, n2, v2 string) {
-		u, err := parseTarget("http://127.0.0.1:8080" + path)
+		u, _, err := parseTarget("http://127.0.0.1:8080" + path)
 		if err != nil || !strings.HasPrefix(path, "/") {
 			return
 		}
