@@ -25,7 +25,7 @@ func TestJobMeshSidecarQuits(t *testing.T) {
 				"/bin/sh", "-c", "until nc -z 127.0.0.1 15020; do sleep 0.1; done; /app log job done"}},
 		{Name: "mesh", Image: imgTools, ImagePullPolicy: corev1.PullNever, Command: []string{"/app", "mesh", "--port", "15020"}},
 	}}}
-	pod.Name = "job-mesh"
+	pod.APIVersion, pod.Kind, pod.Name, pod.Namespace = "v1", "Pod", "job-mesh", "default"
 	events := c.apply(t, pod)
 	evs := c.waitEvent(t, events, "mesh:15020", "exit 0", 3*time.Minute)
 	c.waitPod(t, pod.Name, "Succeeded: both containers exited 0", 2*time.Minute, func(p *corev1.Pod) bool {

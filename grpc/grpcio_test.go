@@ -24,7 +24,6 @@ import (
 
 // pki is a CA and two certificates it signed, made for one test.
 type pki struct {
-	dir                 string
 	ca                  *x509.CertPool
 	client              tls.Certificate
 	serverCert, servKey string // PEM files
