@@ -110,7 +110,7 @@ func TestUnixSocket(t *testing.T) {
 			w.WriteHeader(503)
 		}
 	})}
-	go func() { _ = srv.Serve(ln) }() // ends at Close
+	go func() { _ = srv.Serve(ln) }()  // ends at Close
 	defer func() { _ = srv.Close() }() // test end
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
