@@ -22,7 +22,7 @@ func TestJobMeshSidecarQuits(t *testing.T) {
 			// The job waits for its mesh, as an app in a mesh waits
 			// for the proxy, then does its work and exits 0.
 			Command: []string{"/tend", "--post-stop", `{"httpPost":{"port":15020,"path":"/quitquitquit","body":"job done"}}`, "--",
-				"/bin/sh", "-c", "until nc -z 127.0.0.1 15020; do sleep 0.1; done; /app log job done"}},
+				"/bin/sh", "-c", "until /tend --check http://127.0.0.1:15020/ready; do sleep 0.1; done; /app log job done"}},
 		{Name: "mesh", Image: imgTools, ImagePullPolicy: corev1.PullNever, Command: []string{"/app", "mesh", "--port", "15020"}},
 	}}}
 	pod.APIVersion, pod.Kind, pod.Name, pod.Namespace = "v1", "Pod", "job-mesh", "default"

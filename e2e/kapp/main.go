@@ -17,7 +17,8 @@
 //	kapp mesh --port N
 //	     a fake mesh sidecar (Istio's pilot-agent): HTTP on 127.0.0.1:N,
 //	     records "quit METHOD body=BODY" and exits 0 on POST /quitquitquit;
-//	     a GET there is answered 405, as pilot-agent answers it.
+//	     a GET there is answered 405, as pilot-agent answers it. /ready
+//	     answers 200 (pilot-agent's /healthz/ready).
 //	kapp warm-cache         post-start: records begin, waits $WARM_CACHE_DELAY (3s), records end
 //	kapp drain-connections  pre-stop: records begin, waits 1s, records end
 //	kapp post-stop          records the code tend passes in $TEND_EXIT_CODE
@@ -241,6 +242,7 @@ func mesh(args []string) int {
 	who := fmt.Sprintf("mesh:%d", *port)
 	quit := make(chan struct{})
 	mux := http.NewServeMux()
+	mux.HandleFunc("/ready", func(w http.ResponseWriter, r *http.Request) { fmt.Fprintln(w, "ok") })
 	mux.HandleFunc("/quitquitquit", func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodPost {
 			record(who, "refused", r.Method)
