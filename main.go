@@ -10,7 +10,6 @@ package main
 
 import (
 	"context"
-	"crypto/x509"
 	"fmt"
 	"io"
 	"os"
@@ -90,25 +89,20 @@ func fail(stderr io.Writer, format logger.Format, err error) int {
 // main.godebug=..., since -trimpath keeps -ldflags out of the build info.
 var godebug = ""
 
-// runCheck makes the one GET, or for grpc:// the one Health/Check call.
-// https is not verified, as the kubelet's probes, unless --check-ca names
-// the CA to verify against.
+// runCheck makes the one GET, or for grpc(s):// the one Health/Check call.
+// https and grpcs are not verified, as the kubelet's probes, unless
+// --check-ca names the CA to verify against (config.Healthcheck.TLS).
 func runCheck(c *config.Healthcheck) error {
+	t, err := c.TLS()
+	if err != nil {
+		return err
+	}
 	if c.GRPC != nil {
-		return c.GRPC.Attempt(context.Background(), probe.Deps{}, c.Timeout)
+		g := *c.GRPC
+		g.TLS = &t
+		return g.Attempt(context.Background(), probe.Deps{}, c.Timeout)
 	}
-	req := http1.Request{URL: c.URL, UserAgent: probe.UserAgent(version)}
-	if c.CA != "" {
-		pem, err := os.ReadFile(c.CA)
-		if err != nil {
-			return err
-		}
-		req.CA = x509.NewCertPool()
-		if !req.CA.AppendCertsFromPEM(pem) {
-			return fmt.Errorf("--check-ca %s holds no PEM certificate", c.CA)
-		}
-		req.Verify = true
-	}
-	_, err := probe.Get(req, c.Timeout)
+	req := http1.Request{URL: c.URL, UserAgent: probe.UserAgent(version), Verify: t.Verify, CA: t.CA, Cert: t.Cert}
+	_, err = probe.Get(req, c.Timeout)
 	return err
 }

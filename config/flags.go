@@ -116,8 +116,10 @@ func flagSpecs() []flagSpec {
 			usage: "with --notify: once ready, the app must send WATCHDOG=1 at least every `DUR`, or tend stops it and exits 75, as for a failed liveness probe"},
 		{long: "notify-pass", kind: kindBool, env: []string{"TEND_NOTIFY_PASS"},
 			usage: "let the app inherit tend's NOTIFY_SOCKET and WATCHDOG_* and speak to podman or systemd itself, as under tini; tend then sends them nothing (default: tend sends READY=1 once the app is ready, and the app sees neither)"},
-		{long: "check", kind: kindValue, usage: "HEALTHCHECK client: GET `URL` (http or https) once, exit 0 on 200-399, else 1; grpc://HOST:PORT[/SERVICE]: one Health/Check, exit 0 on SERVING, else 1"},
-		{long: "check-ca", kind: kindValue, usage: "verify --check's https server against the CA certificates in `FILE` (unverified without it, as the kubelet)"},
+		{long: "check", kind: kindValue, usage: "HEALTHCHECK client: GET `URL` (http or https) once, exit 0 on 200-399, else 1; grpc(s)://HOST:PORT[/SERVICE]: one Health/Check, exit 0 on SERVING, else 1"},
+		{long: "check-ca", kind: kindValue, usage: "verify --check's https or grpcs server against the CA certificates in `FILE` (unverified without it, as the kubelet)"},
+		{long: "check-cert", kind: kindValue, usage: "present the client certificate in PEM `FILE` to --check's https or grpcs server (mTLS); needs --check-key"},
+		{long: "check-key", kind: kindValue, usage: "the private key of --check-cert, a PEM `FILE`"},
 		{long: "check-timeout", kind: kindValue, usage: "bound --check by `DUR`", def: defaultCheckTimeout.String()},
 		{long: "version", kind: kindBool, usage: "print the version and exit"},
 	}, probeKindSpecs()...)

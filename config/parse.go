@@ -16,6 +16,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tend-init/tend/internal/excerpt"
 	"github.com/tend-init/tend/plan"
 	"github.com/tend-init/tend/probe"
 )
@@ -26,10 +27,13 @@ type LookupEnv func(string) (string, bool)
 
 // Healthcheck is a --check run: a HEALTHCHECK client instead of an init.
 type Healthcheck struct {
-	URL     string        // as given: http://, https:// or grpc://
-	GRPC    *probe.GRPC   // set for grpc://HOST:PORT[/SERVICE]: one Health/Check call
+	URL     string        // as given: http://, https://, grpc:// or grpcs://
+	GRPC    *probe.GRPC   // set for grpc(s)://HOST:PORT[/SERVICE]: one Health/Check call
 	Timeout time.Duration // defaultCheckTimeout unless given
-	CA      string        // --check-ca: verify https against this PEM file
+	CA      string        // --check-ca: verify https and grpcs against this PEM file
+	// Cert and Key are --check-cert and --check-key: a client
+	// certificate for https and grpcs (mTLS), both or neither.
+	Cert, Key string
 }
 
 const defaultCheckTimeout = time.Second
@@ -58,16 +62,25 @@ func Parse(args []string, env LookupEnv, version string, stdout io.Writer) (*pla
 		}
 		c := &Healthcheck{URL: url, Timeout: defaultCheckTimeout}
 		c.CA, _ = v.str("check-ca")
-		if strings.HasPrefix(url, "grpc://") {
+		c.Cert, _ = v.str("check-cert")
+		c.Key, _ = v.str("check-key")
+		if (c.Cert == "") != (c.Key == "") {
+			return nil, nil, usagef("--check-cert and --check-key go together: a client certificate needs its key")
+		}
+		secure := strings.HasPrefix(url, "https://") || strings.HasPrefix(url, "grpcs://")
+		if c.Cert != "" && !secure {
+			return nil, nil, usagef("--check-cert applies to https:// and grpcs://, not %s", excerpt.Quote(url))
+		}
+		if strings.HasPrefix(url, "grpc://") || strings.HasPrefix(url, "grpcs://") {
 			// Read now, as a probe's spec is: a typo in a HEALTHCHECK line
 			// is a usage error, not an unhealthy container.
 			g, err := probe.ParseSpec(url)
 			if err != nil {
 				return nil, nil, usagef("invalid --check value: %v", err)
 			}
-			if c.CA != "" {
-				// As the kubelet's grpc probe: plaintext only.
-				return nil, nil, usagef("--check-ca applies to https://, not grpc:// (plaintext, as the kubelet's grpc probe)")
+			if c.CA != "" && !secure {
+				// As the kubelet's grpc probe: plaintext.
+				return nil, nil, usagef("--check-ca applies to https:// and grpcs://, not grpc:// (plaintext, as the kubelet's grpc probe)")
 			}
 			gc := g.(probe.GRPC)
 			c.GRPC = &gc

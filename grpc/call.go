@@ -17,6 +17,7 @@ import (
 	"golang.org/x/net/http2/hpack"
 
 	"github.com/tend-init/tend/internal/excerpt"
+	"github.com/tend-init/tend/internal/target"
 )
 
 const (
@@ -35,6 +36,23 @@ const (
 // plaintext HTTP/2 connection to addr (HOST:PORT), bounded by ctx's
 // deadline (sent as grpc-timeout). nil only when the server answers SERVING.
 func HealthCheck(ctx context.Context, addr, service string) error {
+	return Check(ctx, Target{Addr: addr}, service)
+}
+
+// Target is where a health check goes.
+type Target struct {
+	// Addr is HOST:PORT, or unix:/PATH for a server on a unix socket
+	// (target.UnixPrefix), whose :authority is then "localhost", as
+	// grpc-go sends for a unix: target.
+	Addr string
+	// TLS, when set, makes it grpcs: HTTP/2 over TLS with ALPN "h2", as
+	// grpc-go's credentials/tls; the server must select h2.
+	TLS *target.TLS
+}
+
+// Check is HealthCheck to t, over TLS when t.TLS is set.
+func Check(ctx context.Context, t Target, service string) error {
+	addr := t.Addr
 	if len(service) > maxService {
 		return fmt.Errorf("service name of %d bytes, over the %d tend sends", len(service), maxService)
 	}
@@ -53,8 +71,7 @@ func HealthCheck(ctx context.Context, addr, service string) error {
 		shown = defaultTimeout
 	}
 
-	var d net.Dialer
-	nc, err := d.DialContext(ctx, "tcp", addr)
+	nc, err := dial(ctx, t)
 	if err != nil {
 		if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, os.ErrDeadlineExceeded) || errors.Is(ctx.Err(), context.DeadlineExceeded) {
 			return &timeoutError{fmt.Sprintf("timeout: failed to connect service %s within %v", excerpt.Quote(addr), shown)}
@@ -70,7 +87,14 @@ func HealthCheck(ctx context.Context, addr, service string) error {
 	c := &call{nc: nc, dec: newDecoder()}
 	c.fr.r = bufio.NewReaderSize(nc, 4096)
 	c.fr.max = maxFrames
-	err = c.run(addr, service, timeout)
+	authority, scheme := addr, "http"
+	if target.IsUnix(addr) {
+		authority = "localhost"
+	}
+	if t.TLS != nil {
+		scheme = "https"
+	}
+	err = c.run(authority, scheme, service, timeout)
 	if err == nil || isVerdict(err) {
 		goAway(nc)
 		return err
@@ -121,10 +145,10 @@ type call struct {
 // run sends the whole request at once (prior knowledge lets a client send
 // before the server's SETTINGS, within the protocol's defaults) and reads
 // until the answer's trailers.
-func (c *call) run(addr, service string, timeout time.Duration) error {
+func (c *call) run(authority, scheme, service string, timeout time.Duration) error {
 	b := append(make([]byte, 0, 256), clientPreface...)
 	b = appendFrame(b, frameSettings, 0, 0, settings())
-	b = appendFrame(b, frameHeaders, flagEndHeaders, 1, encodeRequestHeaders(addr, timeout))
+	b = appendFrame(b, frameHeaders, flagEndHeaders, 1, encodeRequestHeaders(authority, scheme, timeout))
 	req := encodeRequest(service)
 	data := make([]byte, 5, 5+len(req)) // uncompressed flag, then length
 	binary.BigEndian.PutUint32(data[1:], uint32(len(req)))
@@ -153,4 +177,29 @@ func (c *call) run(addr, service string, timeout time.Duration) error {
 			return err
 		}
 	}
+}
+
+// dial connects to t.Addr and, for grpcs, runs TLS offering only h2: a
+// server that selects no protocol is refused, as grpc-go refuses it since
+// 1.67 ("missing selected ALPN property"), since it may not speak HTTP/2.
+func dial(ctx context.Context, t Target) (net.Conn, error) {
+	nc, err := target.Dial(ctx, t.Addr)
+	if err != nil || t.TLS == nil {
+		return nc, err
+	}
+	cfg := *t.TLS
+	cfg.ALPN = []string{"h2"}
+	host := "localhost"
+	if !target.IsUnix(t.Addr) {
+		host, _, _ = net.SplitHostPort(t.Addr) // checked by the caller's parse
+	}
+	tc, err := target.Handshake(ctx, nc, host, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("tls: %w", err)
+	}
+	if p := tc.ConnectionState().NegotiatedProtocol; p != "h2" {
+		_ = tc.Close() // refused: see above
+		return nil, fmt.Errorf("tls: the server selected ALPN %s, not h2", excerpt.Quote(p))
+	}
+	return tc, nil
 }

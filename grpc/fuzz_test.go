@@ -63,7 +63,7 @@ func FuzzAnswer(f *testing.F) {
 		c := &call{nc: nc, dec: newDecoder()}
 		c.fr.r = bufio.NewReaderSize(nc, 4096)
 		c.fr.max = maxFrames
-		err := c.run("127.0.0.1:1", "svc", time.Second)
+		err := c.run("127.0.0.1:1", "http", "svc", time.Second)
 		if limit := maxFrames*(9+maxFrameSize) + 4096; nc.read > limit {
 			t.Fatalf("read %d bytes, limit %d", nc.read, limit)
 		}

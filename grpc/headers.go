@@ -72,12 +72,12 @@ func decodeHeaders(d *hpack.Decoder, block []byte) (headerBlock, error) {
 
 // encodeRequestHeaders is the request's header block, the fields and order
 // grpc-go sends (see the gRPC HTTP/2 protocol spec, PROTOCOL-HTTP2.md).
-func encodeRequestHeaders(authority string, timeout time.Duration) []byte {
+func encodeRequestHeaders(authority, scheme string, timeout time.Duration) []byte {
 	var b bytes.Buffer
 	e := hpack.NewEncoder(&b)
 	for _, f := range [...][2]string{
 		{":method", "POST"},
-		{":scheme", "http"},
+		{":scheme", scheme},
 		{":path", "/grpc.health.v1.Health/Check"},
 		{":authority", authority},
 		{"content-type", "application/grpc"},

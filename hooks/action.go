@@ -5,11 +5,13 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tend-init/tend/http1"
 	"github.com/tend-init/tend/internal/excerpt"
 )
 
 // Action is one step of a hook: a Command (exec), a Sleep or an HTTPGet,
-// the three actions of Kubernetes' LifecycleHandler.
+// the three actions of Kubernetes' LifecycleHandler; an HTTPGet may also
+// POST, which is tend's own.
 type Action interface {
 	String() string
 }
@@ -18,18 +20,29 @@ type Action interface {
 // with no sleep binary (Kubernetes' sleep action, KEP-3960).
 type Sleep struct{ D time.Duration }
 
-// HTTPGet makes one GET. As in the kubelet's HTTP lifecycle handler, any
-// HTTP response is success; only a connection or transport error fails.
+// HTTPGet makes one GET, or one POST. As in the kubelet's HTTP lifecycle
+// handler, any HTTP response to a GET is success; only a connection or
+// transport error fails. A POST (tend's: the kubelet's hooks only GET) is
+// sent to be obeyed, a mesh sidecar's POST /quitquitquit say, so it
+// succeeds only on 200-399, as a probe: a 404 means the endpoint is not
+// there and the Job will hang.
 type HTTPGet struct {
-	URL     string // http:// or https://
+	URL     string // http:// or https://, or http(s)://unix:/PATH:/URI
+	Method  string // "" (GET) or "POST"
+	Body    string // POST only, at most http1.MaxBody bytes
 	Headers []Header
 }
 
 // Header is one request header.
 type Header struct{ Name, Value string }
 
-func (s Sleep) String() string   { return "sleep:" + s.D.String() }
-func (h HTTPGet) String() string { return h.URL }
+func (s Sleep) String() string { return "sleep:" + s.D.String() }
+func (h HTTPGet) String() string {
+	if h.Method == "" {
+		return h.URL
+	}
+	return h.Method + " " + h.URL
+}
 
 // ParseAction reads a hook value. The forms are told apart by how the value
 // begins, after leading blanks:
@@ -37,6 +50,8 @@ func (h HTTPGet) String() string { return h.URL }
 //   - "{": a JSON LifecycleHandler ({"exec":…}, {"httpGet":…} or {"sleep":…});
 //   - "sleep:": a sleep of a Go duration (sleep:5s, sleep:0);
 //   - "http://" or "https://": a GET of that URL;
+//   - "POST http://" or "POST https://": a POST of that URL, with no body
+//     (a body needs the JSON httpPost), as curl -X POST URL;
 //   - anything else: a shell command, run as /bin/sh -c VALUE.
 func ParseAction(s string) (Action, error) {
 	t := strings.TrimSpace(s)
@@ -51,6 +66,12 @@ func ParseAction(s string) (Action, error) {
 		return Sleep{D: d}, nil
 	case strings.HasPrefix(t, "http://"), strings.HasPrefix(t, "https://"):
 		return parseURL(t)
+	case strings.HasPrefix(t, "POST http://"), strings.HasPrefix(t, "POST https://"):
+		u := strings.TrimPrefix(t, "POST ")
+		if _, err := parseURL(u); err != nil {
+			return nil, err
+		}
+		return HTTPGet{URL: u, Method: "POST"}, nil
 	}
 	return Parse(s)
 }
@@ -82,4 +103,17 @@ func CheckHeader(name, value string) error {
 		return fmt.Errorf("header Host: blank in the value %s", excerpt.Quote(value))
 	}
 	return nil
+}
+
+// Request is the http1 request of h, sent with userAgent unless h's
+// headers give one.
+func (h HTTPGet) Request(userAgent string) http1.Request {
+	r := http1.Request{URL: h.URL, Method: h.Method, UserAgent: userAgent}
+	if h.Body != "" {
+		r.Body = []byte(h.Body)
+	}
+	for _, hd := range h.Headers {
+		r.Headers = append(r.Headers, http1.Header{Name: hd.Name, Value: hd.Value})
+	}
+	return r
 }

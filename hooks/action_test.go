@@ -27,6 +27,24 @@ func TestParseAction(t *testing.T) {
 		{in: `{"httpGet":{"port":8080,"path":"/drain","httpHeaders":[{"name":"X","value":"y"}]}}`,
 			want: HTTPGet{URL: "http://127.0.0.1:8080/drain", Headers: []Header{{"X", "y"}}}},
 		{in: `{"httpGet":{"host":"::1","port":9,"scheme":"HTTPS","path":"q"}}`, want: HTTPGet{URL: "https://[::1]:9/q"}},
+		// POST (tend's), and unix sockets (nginx's form)
+		{in: "POST http://127.0.0.1:15020/quitquitquit", want: HTTPGet{URL: "http://127.0.0.1:15020/quitquitquit", Method: "POST"}},
+		{in: " POST https://h:1/x ", want: HTTPGet{URL: "https://h:1/x", Method: "POST"}},
+		{in: "http://unix:/run/app.sock:/drain?now=1", want: HTTPGet{URL: "http://unix:/run/app.sock:/drain?now=1"}},
+		{in: "POST http://unix:/run/app.sock", want: HTTPGet{URL: "http://unix:/run/app.sock", Method: "POST"}},
+		{in: `{"httpPost":{"port":4191,"path":"/shutdown"}}`, want: HTTPGet{URL: "http://127.0.0.1:4191/shutdown", Method: "POST"}},
+		{in: `{"httpPost":{"host":"::1","port":15020,"scheme":"HTTPS","path":"/quitquitquit","body":"{\"a\":1}","httpHeaders":[{"name":"Content-Type","value":"application/json"}]}}`,
+			want: HTTPGet{URL: "https://[::1]:15020/quitquitquit", Method: "POST", Body: `{"a":1}`, Headers: []Header{{"Content-Type", "application/json"}}}},
+		{in: `{"httpPost":{"port":0}}`, err: "1..65535"},
+		{in: `{"httpPost":{"port":1,"host":"a b"}}`, err: "httpPost.host"},
+		{in: `{"httpPost":{"port":1,"body":"` + strings.Repeat("x", 64<<10+1) + `"}}`, err: "httpPost.body of 65537 bytes"},
+		{in: `{"httpPost":{"port":1},"httpGet":{"port":1}}`, err: "exactly one"},
+		{in: `{"httpGet":{"port":1,"body":"x"}}`, err: "unknown field"},
+		{in: "POST http://", err: "HOST:PORT"},
+		{in: "POST http://h:1/ x", err: "without blanks"},
+		{in: "PUT http://h:1/", want: Command{Shell: "PUT http://h:1/"}},
+		{in: "http://unix:run.sock:/x", err: "absolute path"},
+		{in: "http://unix:/run.sock:x", err: "':/'"},
 		{in: "sleep:-1s", err: "sleep:DURATION"},
 		{in: "sleep:soon", err: "sleep:DURATION"},
 		{in: "http://", err: "HOST:PORT"},
@@ -63,12 +81,12 @@ func TestParseAction(t *testing.T) {
 
 func TestRunnerSleepAndHTTP(t *testing.T) {
 	var got []string
-	r := Runner{Timeout: time.Second, Get: func(ctx context.Context, h HTTPGet) error {
+	r := Runner{Timeout: time.Second, Get: func(ctx context.Context, h HTTPGet) (int, error) {
 		got = append(got, h.URL)
 		if _, ok := ctx.Deadline(); !ok {
 			t.Error("an HTTP action must be bounded by the hook timeout")
 		}
-		return nil
+		return 200, nil
 	}}
 	start := time.Now()
 	if err := r.Run(context.Background(), []Action{Sleep{D: 50 * time.Millisecond}, HTTPGet{URL: "http://x:1/"}}); err != nil {

@@ -3,6 +3,9 @@ package hooks
 import (
 	"strings"
 	"testing"
+
+	"github.com/tend-init/tend/http1"
+	"github.com/tend-init/tend/internal/target"
 )
 
 // FuzzParse checks hook specs in both forms: no panic, one-line errors, and
@@ -32,7 +35,9 @@ func FuzzParse(f *testing.F) {
 // accepted value is a runnable action.
 func FuzzParseAction(f *testing.F) {
 	for _, s := range []string{"sleep:5s", "http://127.0.0.1:1/x", `{"exec":{"command":["a"]}}`, `{"httpGet":{"port":"http"}}`,
-		`{"sleep":{"seconds":1}}`, `{"httpGet":{"port":80,"httpHeaders":[{"name":"","value":"x"}]}}`, "{", "sleep:"} {
+		`{"sleep":{"seconds":1}}`, `{"httpGet":{"port":80,"httpHeaders":[{"name":"","value":"x"}]}}`, "{", "sleep:",
+		"POST http://127.0.0.1:15020/quitquitquit", "POST https://unix:/run/a.sock:/q", "http://unix:/a:b", "POST http://unix:",
+		`{"httpPost":{"port":4191,"path":"/shutdown","body":"x\u0000y"}}`, `{"httpPost":{"port":1,"scheme":"ftp"}}`} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
@@ -55,6 +60,11 @@ func FuzzParseAction(f *testing.F) {
 		case HTTPGet:
 			if !strings.HasPrefix(a.URL, "http://") && !strings.HasPrefix(a.URL, "https://") {
 				t.Fatalf("%q: URL %q", s, a.URL)
+			}
+			// What was accepted is what the client will send: the
+			// same URL check, a method it knows, a body within bounds.
+			if _, _, err := target.ParseHTTPURL(a.URL); err != nil || a.Method != "" && a.Method != "POST" || len(a.Body) > http1.MaxBody || a.Method == "" && a.Body != "" {
+				t.Fatalf("%q accepted as %+v (%v)", s, a, err)
 			}
 		default:
 			t.Fatalf("%q: unknown action %T", s, a)

@@ -10,17 +10,20 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tend-init/tend/http1"
 	"github.com/tend-init/tend/internal/excerpt"
 	"github.com/tend-init/tend/internal/strictjson"
 	"github.com/tend-init/tend/internal/target"
 )
 
 // handler is Kubernetes' core/v1 LifecycleHandler, as JSON: exactly one of
-// exec, httpGet or sleep. tcpSocket is refused, as the kubelet refuses it
-// for hooks. It is decoded strictly (strictjson.Decode), into tend's own types.
+// exec, httpGet or sleep, or tend's own httpPost. tcpSocket is refused, as
+// the kubelet refuses it for hooks. It is decoded strictly
+// (strictjson.Decode), into tend's own types.
 type handler struct {
 	Exec      *execAction     `json:"exec"`
 	HTTPGet   *HTTPGetHandler `json:"httpGet"`
+	HTTPPost  *httpPost       `json:"httpPost"`
 	Sleep     *sleepAction    `json:"sleep"`
 	TCPSocket json.RawMessage `json:"tcpSocket"`
 }
@@ -42,6 +45,34 @@ type HTTPGetHandler struct {
 	} `json:"httpHeaders"`
 }
 
+// httpPost is tend's httpPost: httpGet's fields, and the body to send.
+// strictjson does not walk embedded structs, hence the copy of the fields.
+type httpPost struct {
+	Host        string          `json:"host"`
+	Port        json.RawMessage `json:"port"`
+	Path        string          `json:"path"`
+	Scheme      string          `json:"scheme"`
+	HTTPHeaders []struct {
+		Name  string `json:"name"`
+		Value string `json:"value"`
+	} `json:"httpHeaders"`
+	Body string `json:"body"`
+}
+
+// action checks p as httpGet's Action checks its fields, and the body.
+func (p *httpPost) action() (HTTPGet, error) {
+	g := HTTPGetHandler{Host: p.Host, Port: p.Port, Path: p.Path, Scheme: p.Scheme, HTTPHeaders: p.HTTPHeaders}
+	a, err := g.Action()
+	if err != nil {
+		return HTTPGet{}, errors.New(strings.Replace(err.Error(), "httpGet.", "httpPost.", 1))
+	}
+	if len(p.Body) > http1.MaxBody {
+		return HTTPGet{}, fmt.Errorf("httpPost.body of %d bytes: at most %d", len(p.Body), http1.MaxBody)
+	}
+	a.Method, a.Body = "POST", p.Body
+	return a, nil
+}
+
 type sleepAction struct {
 	Seconds *int64 `json:"seconds"`
 }
@@ -55,14 +86,14 @@ func parseHandler(s string) (Action, error) {
 		return nil, fmt.Errorf("hook %s is not a LifecycleHandler: %v", excerpt.Quote(s), err)
 	}
 	n := 0
-	for _, set := range []bool{h.Exec != nil, h.HTTPGet != nil, h.Sleep != nil, h.TCPSocket != nil} {
+	for _, set := range []bool{h.Exec != nil, h.HTTPGet != nil, h.HTTPPost != nil, h.Sleep != nil, h.TCPSocket != nil} {
 		if set {
 			n++
 		}
 	}
 	switch {
 	case n != 1:
-		return nil, fmt.Errorf("hook %s: want exactly one of exec, httpGet or sleep, got %d", excerpt.Quote(s), n)
+		return nil, fmt.Errorf("hook %s: want exactly one of exec, httpGet, httpPost or sleep, got %d", excerpt.Quote(s), n)
 	case h.TCPSocket != nil:
 		return nil, fmt.Errorf("hook %s: tcpSocket is not a hook action (Kubernetes refuses it too)", excerpt.Quote(s))
 	case h.Exec != nil:
@@ -76,7 +107,13 @@ func parseHandler(s string) (Action, error) {
 		}
 		return Sleep{D: time.Duration(*h.Sleep.Seconds) * time.Second}, nil
 	}
-	a, err := h.HTTPGet.Action()
+	var a HTTPGet
+	var err error
+	if h.HTTPPost != nil {
+		a, err = h.HTTPPost.action()
+	} else {
+		a, err = h.HTTPGet.Action()
+	}
 	if err != nil {
 		return nil, fmt.Errorf("hook %s: %v", excerpt.Quote(s), err)
 	}
@@ -146,12 +183,13 @@ func Port(raw json.RawMessage) (int, error) {
 	return n, nil
 }
 
-// parseURL reads an http:// or https:// hook.
+// parseURL reads an http:// or https:// hook, or an
+// http(s)://unix:/PATH:/URI one.
 func parseURL(s string) (Action, error) {
 	if strings.ContainsAny(s, " \t\r\n") {
 		return nil, fmt.Errorf("hook %s: want http(s)://HOST:PORT/PATH without blanks", excerpt.Quote(s))
 	}
-	if _, err := target.ParseHTTPURL(s); err != nil {
+	if _, _, err := target.ParseHTTPURL(s); err != nil {
 		return nil, fmt.Errorf("hook %s: %v", excerpt.Quote(s), err)
 	}
 	return HTTPGet{URL: s}, nil

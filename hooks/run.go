@@ -25,10 +25,11 @@ var ErrTimeout = errors.New("timed out")
 type Runner struct {
 	Starter Starter  // starts and collects commands: the reaper
 	Env     []string // the environment of commands
-	// Get makes an HTTPGet action's request and returns nil on any HTTP
-	// response. It is given, not built in: the caller makes it with
-	// package http1, with tend's User-Agent, and logs the answer.
-	Get     func(ctx context.Context, h HTTPGet) error
+	// Get makes an HTTPGet action's request (h.Request) and returns the
+	// status of any HTTP response; the Runner judges it. It is given, not
+	// built in: the caller makes it with package http1, with tend's
+	// User-Agent, and logs the answer.
+	Get     func(ctx context.Context, h HTTPGet) (int, error)
 	Timeout time.Duration // bounds each action
 	// Out passes commands' stdout and stderr on to tend's own; nil
 	// discards them. Either way a command writes into a pipe that tend
@@ -87,7 +88,11 @@ func (r Runner) runOne(ctx context.Context, a Action) error {
 		}
 		ctx, cancel := context.WithTimeoutCause(ctx, r.Timeout, fmt.Errorf("%w after %s", ErrTimeout, r.Timeout))
 		defer cancel()
-		return r.Get(ctx, a)
+		code, err := r.Get(ctx, a)
+		if err == nil && a.Method == "POST" && (code < 200 || code > 399) {
+			err = fmt.Errorf("status %d", code)
+		}
+		return err
 	}
 	return fmt.Errorf("unknown action %T", a)
 }

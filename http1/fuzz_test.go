@@ -3,6 +3,7 @@ package http1
 import (
 	"bytes"
 	"io"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -147,33 +148,51 @@ func FuzzResponse(f *testing.F) {
 	})
 }
 
-// FuzzRequestHeaders: a header list and path that Get accepts give a
+// FuzzRequestHeaders: a header list and target that Get accepts give a
 // request head with nothing smuggled in: tend's own server parses it as
-// one GET of the same target, and it has one line per header.
+// one GET (or POST, whose Content-Length is its body's) of the same
+// target, and it has one line per header. The target is an http:// URL,
+// or an http://unix:/PATH:/URI one when socket is set.
 func FuzzRequestHeaders(f *testing.F) {
-	f.Add("/healthz?x=1", "X-A", "1", "Host", "app.test")
-	f.Add("/", "User-Agent", "", "Accept", "")
-	f.Add("/a b", "X-A", "a\r\nX-Evil: 1", "Connection", "close")
-	f.Add("/%0d%0a", "X A", "1", "Content-Length", "5")
-	f.Fuzz(func(t *testing.T, path, n1, v1, n2, v2 string) {
-		u, err := parseTarget("http://127.0.0.1:8080" + path)
+	f.Add("/healthz?x=1", "X-A", "1", "Host", "app.test", false, "")
+	f.Add("/", "User-Agent", "", "Accept", "", true, "")
+	f.Add("/a b", "X-A", "a\r\nX-Evil: 1", "Connection", "close", false, "")
+	f.Add("/%0d%0a", "X A", "1", "Content-Length", "5", true, "body\r\n\r\nGET / HTTP/1.1")
+	f.Add("/run/app.sock:/x?y", "X-A", "1", "Transfer-Encoding", "chunked", true, "unix")
+	f.Add("/run/a:b:/x", "X-A", "1", "Host", "h", false, "unix")
+	f.Fuzz(func(t *testing.T, path, n1, v1, n2, v2 string, post bool, body string) {
+		raw := "http://127.0.0.1:8080" + path
+		if strings.HasPrefix(body, "unix") {
+			raw = "http://unix:" + path
+		}
+		u, socket, err := parseTarget(raw)
 		if err != nil || !strings.HasPrefix(path, "/") {
 			return
+		}
+		if socket != "" && (!strings.HasPrefix(socket, "/") || strings.Contains(socket, ":") || len(socket) > 107 || u.Host != "localhost") {
+			t.Fatalf("%q: socket %q, host %q", raw, socket, u.Host)
 		}
 		hs, err := newHeaderSet([]Header{{n1, v1}, {n2, v2}}, "tend/dev")
 		if err != nil {
 			return
 		}
+		want := "GET"
+		if post {
+			want, hs.method, hs.body = "POST", "POST", []byte(body)
+		}
 		head := hs.head(u, hs.host, "")
 		if len(head) > headLimit {
 			return // the server's bound, not a smuggling
 		}
-		method, target, err := ParseRequestHead(strings.NewReader(head), headLimit)
-		if err != nil || method != "GET" || target != u.RequestURI() {
+		method, target, err := ParseRequestHead(strings.NewReader(head+body), headLimit)
+		if err != nil || method != want || target != u.RequestURI() {
 			t.Fatalf("head %q: %q %q %v", head, method, target, err)
 		}
-		if lines := strings.Count(head, "\n"); lines > 2+4+3 || strings.Count(head, "\r\n") != lines {
+		if lines := strings.Count(head, "\n"); lines > 2+4+4 || strings.Count(head, "\r\n") != lines {
 			t.Fatalf("head %q has %d lines", head, lines)
+		}
+		if cl := strings.Count(strings.ToLower(head), "\r\ncontent-length:"); post && (cl != 1 || !strings.Contains(head, "\r\nContent-Length: "+strconv.Itoa(len(body))+"\r\n")) || !post && cl != 0 {
+			t.Fatalf("head %q: %d Content-Length lines for a %d-byte body", head, cl, len(body))
 		}
 	})
 }

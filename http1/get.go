@@ -3,7 +3,9 @@ package http1
 import (
 	"bytes"
 	"context"
+	"crypto/tls"
 	"crypto/x509"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -17,9 +19,15 @@ import (
 // Header is one request header; an empty Value removes a default header.
 type Header struct{ Name, Value string }
 
-// Request is one GET.
+// Request is one GET, or one POST (a hook's httpPost).
 type Request struct {
-	URL string // http:// or https://
+	// URL is http:// or https://, or http(s)://unix:/PATH[:/URI] for an
+	// app on a unix socket (target.UnixPrefix).
+	URL string
+	// Method is "GET" (or "") or "POST". A POST sends Body with its
+	// Content-Length and never follows a redirect: a 3xx is its answer.
+	Method string
+	Body   []byte // POST only, at most MaxBody bytes
 	// Headers are sent in order after the defaults (Host, User-Agent,
 	// Accept, Connection: close); one with a default's name replaces it,
 	// except that Connection: close is always sent, and "Host" sets the
@@ -29,8 +37,9 @@ type Request struct {
 	// "" sends "tend". Probes and hooks send "tend/VERSION" (probe.UserAgent),
 	// as the kubelet sends "kube-probe/MAJOR.MINOR".
 	UserAgent string
-	Verify    bool           // https: verify the server certificate (default false, as the kubelet)
-	CA        *x509.CertPool // with Verify: the roots to trust; nil = system roots
+	Verify    bool             // https: verify the server certificate (default false, as the kubelet)
+	CA        *x509.CertPool   // with Verify: the roots to trust; nil = system roots
+	Cert      *tls.Certificate // https: a client certificate (mTLS); nil = none
 	// FollowRedirects follows 301, 302, 303, 307 and 308 to the same host
 	// name, as the kubelet's prober: probes set it; --check and hook
 	// actions may choose.
@@ -51,20 +60,36 @@ type Response struct {
 	First string
 }
 
-// Get makes the request within ctx's deadline: one connection per hop,
+// MaxBody bounds a POST's body: it comes from a flag or variable, and a
+// shutdown or notify endpoint takes a few bytes.
+const MaxBody = 64 << 10
+
+// Get makes the request (a GET, or Method's) within ctx's deadline: one connection per hop,
 // closed after the response, at most maxResponseHead bytes of head and
 // maxResponseBody of body read from each. Code is set as soon as a final
 // status is known, so it can come with an error (a body cut short, say).
 func Get(ctx context.Context, r Request) (Response, error) {
-	u, err := parseTarget(r.URL)
+	u, socket, err := parseTarget(r.URL)
 	if err != nil {
 		return Response{}, err
+	}
+	switch r.Method {
+	case "", "GET":
+		r.Method, r.Body = "GET", nil
+	case "POST":
+		r.FollowRedirects = false // as curl -X POST without -L: the 3xx is the answer
+		if len(r.Body) > MaxBody {
+			return Response{}, fmt.Errorf("body of %d bytes, over %d", len(r.Body), MaxBody)
+		}
+	default:
+		return Response{}, errors.New("method: want GET or POST")
 	}
 	hs, err := newHeaderSet(r.Headers, r.UserAgent)
 	if err != nil {
 		return Response{}, err
 	}
-	h := hop{r: r, orig: u, u: u, shown: r.URL, head: hs.head(u, hs.host, "")}
+	hs.method, hs.body = r.Method, r.Body
+	h := hop{r: r, orig: u, u: u, socket: socket, shown: r.URL, head: hs.head(u, hs.host, "")}
 	for {
 		resp, next, err := h.get(ctx)
 		if err != nil || next == nil {
@@ -86,6 +111,7 @@ func Get(ctx context.Context, r Request) (Response, error) {
 type hop struct {
 	r       Request
 	orig, u *url.URL // the first URL, and this hop's
+	socket  string   // the unix socket every hop goes to, "" for TCP
 	shown   string   // u for messages: Request.URL as given on the first hop
 	head    string   // the request head
 	n       int      // 0 on the first hop
@@ -94,7 +120,7 @@ type hop struct {
 // get makes the hop's request. next is the redirect to follow, nil when
 // resp is the answer.
 func (h hop) get(ctx context.Context) (resp Response, next *redirectTo, err error) {
-	c, err := dial(ctx, h.u, h.r)
+	c, err := dial(ctx, h.u, h.socket, h.r)
 	if err != nil {
 		if ctx.Err() != nil {
 			err = ctx.Err() // the deadline or a cancel, not the peer
@@ -120,6 +146,11 @@ func (h hop) exchange(c net.Conn) (Response, *redirectTo, error) {
 	if _, err := io.WriteString(c, h.head); err != nil {
 		return resp, nil, err
 	}
+	if len(h.r.Body) > 0 {
+		if _, err := c.Write(h.r.Body); err != nil {
+			return resp, nil, err
+		}
+	}
 	// Bounded: a broken or hostile server can make this fail, never make
 	// tend (PID 1, whose death takes the namespace down) grow.
 	rh, body, err := readResponse(c)
@@ -128,7 +159,7 @@ func (h hop) exchange(c net.Conn) (Response, *redirectTo, error) {
 	}
 	resp.Code = rh.code
 	if h.r.FollowRedirects {
-		next, note, err := redirect(h.u, h.orig, rh, h.n)
+		next, note, err := redirect(h.u, h.orig, h.socket != "", rh, h.n)
 		if err != nil || next != nil {
 			// A followed redirect's body is not read: net/http reads a
 			// little of it only to reuse the connection, which tend
@@ -171,14 +202,14 @@ func (f *firstLine) String() string { return strings.TrimSpace(strings.ToValidUT
 
 // parseTarget reads an http:// or https:// URL, checked as the flags are
 // (target.ParseHTTPURL), so that --check's URL gets the same checks before
-// it dials.
-func parseTarget(raw string) (*url.URL, error) {
-	u, err := target.ParseHTTPURL(raw)
+// it dials; socket is the unix socket of an http(s)://unix:/PATH:/URI.
+func parseTarget(raw string) (*url.URL, string, error) {
+	u, socket, err := target.ParseHTTPURL(raw)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	u.RawQuery = escapeQuery(u.RawQuery)
-	return u, nil
+	return u, socket, nil
 }
 
 // escapeQuery percent-encodes the bytes that cannot stand in a request
@@ -210,27 +241,26 @@ func escapeQuery(q string) string {
 	return b.String()
 }
 
-// dial connects to u's host, through TLS for https, and sets ctx's deadline
-// on the connection, handshake included.
-func dial(ctx context.Context, u *url.URL, r Request) (net.Conn, error) {
-	port := u.Port()
-	switch {
-	case port != "":
-	case u.Scheme == "https":
-		port = "443"
-	default:
-		port = "80"
+// dial connects to u's host, or to socket when set, through TLS for https
+// (target.Handshake: unverified unless r.Verify, as the kubelet's prober;
+// no ALPN, so the server answers in HTTP/1.1), and sets ctx's deadline on
+// the connection, handshake included.
+func dial(ctx context.Context, u *url.URL, socket string, r Request) (net.Conn, error) {
+	addr := target.UnixPrefix + socket
+	if socket == "" {
+		port := u.Port()
+		switch {
+		case port != "":
+		case u.Scheme == "https":
+			port = "443"
+		default:
+			port = "80"
+		}
+		addr = net.JoinHostPort(u.Hostname(), port)
 	}
-	var d net.Dialer
-	c, err := d.DialContext(ctx, "tcp", net.JoinHostPort(u.Hostname(), port))
-	if err != nil {
-		return nil, err
+	c, err := target.Dial(ctx, addr)
+	if err != nil || u.Scheme != "https" {
+		return c, err
 	}
-	if dl, ok := ctx.Deadline(); ok {
-		_ = c.SetDeadline(dl) // fails only on a closed conn, which the write reports
-	}
-	if u.Scheme == "https" {
-		return handshake(ctx, c, u.Hostname(), r)
-	}
-	return c, nil
+	return target.Handshake(ctx, c, u.Hostname(), target.TLS{Verify: r.Verify, CA: r.CA, Cert: r.Cert})
 }

@@ -12,7 +12,7 @@ func TestTargetQueryIsEscaped(t *testing.T) {
 		"http://h/?é":        "/?%C3%A9",
 		"http://h/a b?q":     "/a%20b?q",
 	} {
-		u, err := parseTarget(raw)
+		u, _, err := parseTarget(raw)
 		if err != nil || u.RequestURI() != want {
 			t.Errorf("%q: %v %v, want %q", raw, u, err, want)
 		}

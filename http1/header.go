@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"strconv"
 	"strings"
 
 	"github.com/tend-init/tend/internal/excerpt"
@@ -18,9 +19,12 @@ import (
 //   - Connection: close is always sent, as by the kubelet's client
 //     (DisableKeepAlives); one given is sent too.
 //   - Content-Length, Transfer-Encoding and Trailer are dropped, as
-//     net/http drops them: a GET without a body must not announce one.
+//     net/http drops them: a GET without a body must not announce one,
+//     and a POST's is computed from its body.
 //   - Any other is sent as given, in order, even with an empty value.
 type headerSet struct {
+	method          string // "GET" or "POST"
+	body            []byte // a POST's, announced by Content-Length
 	host, userAgent string
 	hasUserAgent    bool
 	hasAccept       bool // one was given: no default
@@ -31,7 +35,7 @@ type headerSet struct {
 // control byte, so a header cannot smuggle a line into the request.
 // userAgent is the default User-Agent ("" for "tend").
 func newHeaderSet(hs []Header, userAgent string) (headerSet, error) {
-	s := headerSet{userAgent: userAgent}
+	s := headerSet{method: "GET", userAgent: userAgent}
 	switch {
 	case userAgent == "":
 		s.userAgent = "tend"
@@ -86,7 +90,7 @@ func (s headerSet) head(u *url.URL, host, referer string) string {
 		b.WriteString(value)
 		b.WriteString("\r\n")
 	}
-	b.WriteString("GET " + u.RequestURI() + " HTTP/1.1\r\n")
+	b.WriteString(s.method + " " + u.RequestURI() + " HTTP/1.1\r\n")
 	if host == "" {
 		host = u.Host
 	}
@@ -99,6 +103,11 @@ func (s headerSet) head(u *url.URL, host, referer string) string {
 		w("Accept", "*/*")
 	}
 	w("Connection", "close")
+	if s.method == "POST" {
+		// Even 0, as curl: RFC 9110 section 8.6, a user agent SHOULD
+		// send it when the method defines a meaning for content.
+		w("Content-Length", strconv.Itoa(len(s.body)))
+	}
 	if referer != "" && !s.has("Referer") {
 		w("Referer", referer)
 	}

@@ -22,11 +22,11 @@ type redirectTo struct {
 
 // redirect decides, as the kubelet's client does, what becomes of h, the
 // answer to request number hop (0 is the first) for u, orig being the first
-// URL. next is nil when h is the answer; note then says why a redirect
+// URL, onSocket whether every hop goes to one unix socket. next is nil when h is the answer; note then says why a redirect
 // status was not followed. The checks come in net/http's order: the
 // Location, then the kubelet's redirectChecker (host, then count), then the
 // scheme the new request would need.
-func redirect(u, orig *url.URL, h respHead, hop int) (next *redirectTo, note string, err error) {
+func redirect(u, orig *url.URL, onSocket bool, h respHead, hop int) (next *redirectTo, note string, err error) {
 	switch h.code {
 	case 301, 302, 303, 307, 308:
 	default:
@@ -44,7 +44,9 @@ func redirect(u, orig *url.URL, h respHead, hop int) (next *redirectTo, note str
 	// The kubelet compares host names only: a redirect to another port
 	// of the same host is followed, which is what lets http://host:8080
 	// redirect to https://host:8443.
-	if abs.Hostname() != orig.Hostname() {
+	// On a unix socket, only the socket's own URLs (relative, or
+	// http://localhost/...) stay on it; any other is another target.
+	if abs.Hostname() != orig.Hostname() || onSocket && (abs.Host != orig.Host || abs.Scheme != orig.Scheme) {
 		return nil, fmt.Sprintf("redirect to %s not followed (another host, as the kubelet): status %d counted as success", abs.Redacted(), h.code), nil
 	}
 	if hop+1 >= maxRedirects {

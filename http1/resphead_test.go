@@ -61,7 +61,7 @@ func TestRedirectDecision(t *testing.T) {
 		{respHead{code: 304, location: "/a"}, 0, "", "", ""},
 		{respHead{code: 200, location: "/a"}, 0, "", "", ""},
 	} {
-		next, note, err := redirect(orig, orig, c.h, c.hop)
+		next, note, err := redirect(orig, orig, false, c.h, c.hop)
 		got := ""
 		if next != nil {
 			got = next.url.String()

@@ -60,20 +60,16 @@ func (l *Loop) startHook(kind plan.HookKind, cmds []hooks.Action, env []string, 
 	return cancel
 }
 
-// hookGet is an HTTP hook action: as in the kubelet's HTTP lifecycle
-// handler, any response is success; the body is read up to a bound and
+// hookGet is an HTTP hook action (a GET, or tend's POST): the runner judges
+// the status (hooks.HTTPGet); the body is read up to a bound and
 // discarded by the client.
-func (l *Loop) hookGet(ctx context.Context, h hooks.HTTPGet) error {
-	req := http1.Request{URL: h.URL, UserAgent: probe.UserAgent(l.cfg.Version)}
-	for _, hd := range h.Headers {
-		req.Headers = append(req.Headers, http1.Header{Name: hd.Name, Value: hd.Value})
-	}
-	resp, err := http1.Get(ctx, req)
+func (l *Loop) hookGet(ctx context.Context, h hooks.HTTPGet) (int, error) {
+	resp, err := http1.Get(ctx, h.Request(probe.UserAgent(l.cfg.Version)))
 	if err != nil {
-		return err
+		return 0, err
 	}
-	l.log.With(slog.String("url", h.URL), slog.Int("status", resp.Code)).Infof("%s answered %d", h.URL, resp.Code)
-	return nil
+	l.log.With(slog.String("url", h.URL), slog.Int("status", resp.Code)).Infof("%s answered %d", h, resp.Code)
+	return resp.Code, nil
 }
 
 func (l *Loop) startProbes(runs []probeRun) {

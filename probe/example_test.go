@@ -17,7 +17,7 @@ func ExampleParseSpec() {
 	// ["/bin/check"] <nil>
 	// https://127.0.0.1:8443/healthz <nil>
 	// grpc://127.0.0.1:50051/grpc.health.v1.Health <nil>
-	// <nil> probe "ftp://x:1": unsupported scheme (want http://, https://, tcp:// or grpc://)
+	// <nil> probe "ftp://x:1": unsupported scheme (want http://, https://, tcp://, grpc:// or grpcs://)
 }
 
 func ExampleThreshold() {

@@ -9,12 +9,15 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/tend-init/tend/grpc"
 )
 
 func TestParseGRPC(t *testing.T) {
 	cases := []struct {
 		in            string
 		addr, service string
+		secure        bool
 		err           string // a substring of the error; "" when accepted
 	}{
 		{in: "grpc://127.0.0.1:50051", addr: "127.0.0.1:50051"},
@@ -31,11 +34,18 @@ func TestParseGRPC(t *testing.T) {
 		{in: "grpc://h%x:1", err: "host"},
 		{in: "grpc://h:1/s?x=1", err: "no query or fragment"},
 		{in: "grpc://h:1/s#f", err: "no query or fragment"},
+		{in: "grpcs://h:1/s", addr: "h:1", service: "s", secure: true},
+		{in: "grpc://unix:/run/app.sock", addr: "unix:/run/app.sock"},
+		{in: "grpcs://unix:/run/app.sock:/a.B/c", addr: "unix:/run/app.sock", service: "a.B/c", secure: true},
+		{in: "grpc://unix:/run/app.sock/a", addr: "unix:/run/app.sock/a"},
+		{in: "grpc://unix:/run/app.sock:a", err: "':/'"},
+		{in: "grpc://unix:app.sock", err: "absolute path"},
+		{in: "grpc://unix:/a?b", err: "no query or fragment"},
 	}
 	for _, c := range cases {
 		g, err := parseGRPC(c.in)
 		switch {
-		case c.err == "" && (err != nil || g.Addr != c.addr || g.Service != c.service):
+		case c.err == "" && (err != nil || g.Addr != c.addr || g.Service != c.service || g.Secure != c.secure):
 			t.Errorf("parseGRPC(%q) = %+v, %v; want %q %q", c.in, g, err, c.addr, c.service)
 		case c.err != "" && (err == nil || !strings.Contains(err.Error(), c.err)):
 			t.Errorf("parseGRPC(%q) = %+v, %v; want an error with %q", c.in, g, err, c.err)
@@ -44,7 +54,7 @@ func TestParseGRPC(t *testing.T) {
 }
 
 func TestParseSpecGRPCString(t *testing.T) {
-	for _, s := range []string{"grpc://h:1", "grpc://h:1/a.B/c"} {
+	for _, s := range []string{"grpc://h:1", "grpc://h:1/a.B/c", "grpcs://h:1/s", "grpc://unix:/a.sock", "grpcs://unix:/a.sock:/s"} {
 		c, err := ParseSpec(s)
 		if err != nil || c.String() != s {
 			t.Errorf("ParseSpec(%q).String() = %v, %v", s, c, err)
@@ -60,7 +70,7 @@ func TestParseSpecGRPCString(t *testing.T) {
 // probes give: "timed out" for the deadline, Unknown for tend's own
 // resource errors, one line otherwise; and the timeout reaches the client.
 func TestGRPCReasons(t *testing.T) {
-	defer func(f func(context.Context, string, string) error) { healthCheck = f }(healthCheck)
+	defer func(f func(context.Context, grpc.Target, string) error) { healthCheck = f }(healthCheck)
 	cases := []struct {
 		wire    error
 		want    string
@@ -75,8 +85,8 @@ func TestGRPCReasons(t *testing.T) {
 	for _, c := range cases {
 		var gotAddr, gotService string
 		var hasDeadline bool
-		healthCheck = func(ctx context.Context, addr, service string) error {
-			gotAddr, gotService = addr, service
+		healthCheck = func(ctx context.Context, tg grpc.Target, service string) error {
+			gotAddr, gotService = tg.Addr, service
 			_, hasDeadline = ctx.Deadline()
 			return c.wire
 		}

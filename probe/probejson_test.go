@@ -59,7 +59,7 @@ func TestParseJSONValidatesTargets(t *testing.T) {
 			continue
 		}
 		if h, ok := c.(HTTP); ok {
-			if _, err := target.ParseHTTPURL(h.URL); err != nil {
+			if _, _, err := target.ParseHTTPURL(h.URL); err != nil {
 				t.Errorf("%s gives %s, which http1.Get refuses: %v", in, h.URL, err)
 			}
 		}

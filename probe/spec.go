@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"strings"
 	"time"
 
@@ -54,22 +53,25 @@ type HTTP struct {
 }
 
 // TCP passes when a connection opens, as Kubernetes' tcpSocket.
-type TCP struct{ Addr string }
+type TCP struct{ Addr string } // HOST:PORT or unix:/PATH
 
 // Command passes when the command exits 0, as Kubernetes' exec. It runs
 // through the reaper, in its own process group, killed whole on timeout.
 type Command struct{ Cmd hooks.Command }
 
 // ParseSpec reads a probe: "http://HOST:PORT/PATH", "https://HOST:PORT/PATH",
-// "tcp://HOST:PORT", "grpc://HOST:PORT[/SERVICE]" (parseGRPC), or else a hook command (shell string or JSON exec
-// array). A host must be a host name or an IP address and a port 1..65535
+// "tcp://HOST:PORT", "grpc://HOST:PORT[/SERVICE]" or "grpcs://…" (parseGRPC),
+// or else a hook command (shell string or JSON exec array). Each URL form
+// takes a unix socket where HOST:PORT stands, as nginx writes it
+// (target.UnixPrefix): http://unix:/PATH:/URI, tcp://unix:/PATH,
+// grpc://unix:/PATH[:/SERVICE]. A host must be a host name or an IP address and a port 1..65535
 // (target.ParseHTTPURL, target.CheckHost): anything else would fail every
 // attempt, or probe another target than written, instead of stopping tend
 // at its start.
 func ParseSpec(s string) (Handler, error) {
 	switch {
 	case strings.HasPrefix(s, "http://"), strings.HasPrefix(s, "https://"):
-		if _, err := target.ParseHTTPURL(s); err != nil {
+		if _, _, err := target.ParseHTTPURL(s); err != nil {
 			return nil, fmt.Errorf("probe %s: %v", excerpt.Quote(s), err)
 		}
 		return HTTP{URL: s}, nil
@@ -79,7 +81,7 @@ func ParseSpec(s string) (Handler, error) {
 			return nil, fmt.Errorf("probe %s: %v", excerpt.Quote(s), err)
 		}
 		return TCP{Addr: addr}, nil
-	case strings.HasPrefix(s, "grpc://"):
+	case strings.HasPrefix(s, "grpc://"), strings.HasPrefix(s, "grpcs://"):
 		g, err := parseGRPC(s)
 		if err != nil {
 			return nil, fmt.Errorf("probe %s: %v", excerpt.Quote(s), err)
@@ -87,7 +89,10 @@ func ParseSpec(s string) (Handler, error) {
 		return g, nil
 	case isURL(s):
 		// ftp://, grpcs://... would otherwise run as a shell command.
-		return nil, fmt.Errorf("probe %s: unsupported scheme (want http://, https://, tcp:// or grpc://)", excerpt.Quote(s))
+		return nil, fmt.Errorf("probe %s: unsupported scheme (want http://, https://, tcp://, grpc:// or grpcs://)", excerpt.Quote(s))
+	case strings.HasPrefix(s, "POST ") && isURL(s[len("POST "):]):
+		// Else a shell command named POST: a probe only looks, as the kubelet's.
+		return nil, fmt.Errorf("probe %s: a probe GETs, as the kubelet's; POST is for hooks", excerpt.Quote(s))
 	}
 	c, err := hooks.Parse(s)
 	if err != nil {
@@ -97,9 +102,10 @@ func ParseSpec(s string) (Handler, error) {
 }
 
 // checkTCPAddr accepts HOST:PORT with a host name or IP address (or no
-// host: this container) and a numeric port 1..65535 (target.CheckAddr).
+// host: this container) and a numeric port 1..65535 (target.CheckAddr), or
+// unix:/PATH (target.CheckDialAddr).
 func checkTCPAddr(addr string) error {
-	err := target.CheckAddr(addr, 1)
+	err := target.CheckDialAddr(addr)
 	if errors.Is(err, target.ErrNotHostPort) {
 		return errors.New("want tcp://HOST:PORT")
 	}
@@ -126,8 +132,7 @@ func (h HTTP) Attempt(ctx context.Context, x Deps, timeout time.Duration) error 
 func (t TCP) Attempt(ctx context.Context, _ Deps, timeout time.Duration) error {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	var d net.Dialer
-	c, err := d.DialContext(ctx, "tcp", t.Addr)
+	c, err := target.Dial(ctx, t.Addr)
 	if err != nil {
 		return verdict(0, err)
 	}

@@ -14,6 +14,11 @@
 //	     or QUIT.
 //	kapp tcp --port N --open-file F
 //	     accept TCP on 0.0.0.0:N while F exists (checked every 100 ms).
+//	kapp mesh --port N
+//	     a fake mesh sidecar (Istio's pilot-agent): HTTP on 127.0.0.1:N,
+//	     records "quit METHOD body=BODY" and exits 0 on POST /quitquitquit;
+//	     a GET there is answered 405, as pilot-agent answers it. /ready
+//	     answers 200 (pilot-agent's /healthz/ready).
 //	kapp warm-cache         post-start: records begin, waits $WARM_CACHE_DELAY (3s), records end
 //	kapp drain-connections  pre-stop: records begin, waits 1s, records end
 //	kapp post-stop          records the code tend passes in $TEND_EXIT_CODE
@@ -26,6 +31,7 @@ package main
 import (
 	"flag"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"os"
@@ -50,6 +56,8 @@ func run(mode string, args []string) int {
 		return serve(args)
 	case "tcp":
 		return tcp(args)
+	case "mesh":
+		return mesh(args)
 	case "warm-cache":
 		record("post-start", "begin")
 		d, err := time.ParseDuration(envOr("WARM_CACHE_DELAY", "3s"))
@@ -221,4 +229,46 @@ func accept(ln net.Listener) {
 		}
 		_ = c.Close() // a probe only needs the connection
 	}
+}
+
+// mesh stands in for a mesh sidecar that a Job must tell to quit, or the
+// pod never completes (kubernetes #25908).
+func mesh(args []string) int {
+	fs := flag.NewFlagSet("mesh", flag.ContinueOnError)
+	port := fs.Int("port", 15020, "port")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	who := fmt.Sprintf("mesh:%d", *port)
+	quit := make(chan struct{})
+	mux := http.NewServeMux()
+	mux.HandleFunc("/ready", func(w http.ResponseWriter, r *http.Request) { fmt.Fprintln(w, "ok") })
+	mux.HandleFunc("/quitquitquit", func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost {
+			record(who, "refused", r.Method)
+			http.Error(w, "POST only", http.StatusMethodNotAllowed)
+			return
+		}
+		b := make([]byte, 256)
+		n, _ := io.ReadFull(r.Body, b) // short bodies are the norm; what arrived is recorded
+		record(who, "quit", r.Method, fmt.Sprintf("body=%q", b[:n]))
+		fmt.Fprintln(w, "OK")
+		select {
+		case <-quit:
+		default:
+			close(quit)
+		}
+	})
+	ln, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", *port))
+	if err != nil {
+		record(who, "listen:", err.Error())
+		return 1
+	}
+	record(who, "serving")
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
+	go func() { _ = srv.Serve(ln) }() // ends when the process exits
+	<-quit
+	time.Sleep(100 * time.Millisecond) // the answer reaches tend before the exit
+	record(who, "exit 0")
+	return 0
 }

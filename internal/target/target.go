@@ -54,8 +54,18 @@ func CheckAddr(addr string, minPort int) error {
 // ParseHTTPURL reads an http:// or https:// URL that tend can GET as
 // written: its host is a host name or an IP address (CheckHost), an
 // explicit port is 1..65535, and it carries no user info, which tend
-// would not send.
-func ParseHTTPURL(s string) (*url.URL, error) {
+// would not send. For a unix socket, http(s)://unix:/PATH[:/URI]
+// (UnixPrefix), socket is the path and u is the URL requested over it,
+// with host "localhost".
+func ParseHTTPURL(s string) (u *url.URL, socket string, err error) {
+	if i := strings.Index(s, "://"); i >= 0 && IsUnix(s[i+3:]) && (s[:i] == "http" || s[:i] == "https") {
+		return unixURL(s)
+	}
+	u, err = parseHTTPURL(s)
+	return u, "", err
+}
+
+func parseHTTPURL(s string) (*url.URL, error) {
 	u, err := url.Parse(s)
 	switch {
 	case err != nil, u.Scheme != "http" && u.Scheme != "https", u.Host == "", u.Opaque != "":

@@ -36,7 +36,7 @@ func TestParseHTTPURL(t *testing.T) {
 		{"http://h:70000/", "want 1..65535"},
 		{"http://a_b!c/", "want a host name or an IP address"},
 	} {
-		u, err := ParseHTTPURL(c.in)
+		u, _, err := ParseHTTPURL(c.in)
 		if c.err == "" && (err != nil || u == nil) || c.err != "" && (err == nil || !strings.Contains(err.Error(), c.err)) {
 			t.Errorf("ParseHTTPURL(%q) = %v, %v; want error %q", c.in, u, err, c.err)
 		}
