@@ -142,6 +142,9 @@ func (l *Loop) listen() {
 		}
 	} else {
 		l.sigs = signals.Listen(cfg.StopSignal)
+		if !l.sigs.ForwardsJobControl() {
+			l.log.Debugf("TTIN and TTOU are ignored, not forwarded: tend does not lead its session and has a controlling terminal, so they may be its own job's stop (README, Signals)")
+		}
 	}
 	if cfg.AppGroup == plan.GroupSession {
 		// After Listen: giving up the terminal sends tend HUP and CONT.
