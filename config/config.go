@@ -43,6 +43,8 @@ func buildConfig(v values) (*plan.Config, error) {
 	if err := probeConfig(&cfg, v); err != nil {
 		return nil, err
 	}
+	_, given := v.str("grace-period")
+	cfg.ResolveGrace(given) // after the hooks: post-stop decides it
 	return &cfg, nil
 }
 
