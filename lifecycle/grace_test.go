@@ -123,8 +123,8 @@ func TestStopDrainGetsTheRestOfTheGrace(t *testing.T) {
 			}
 		})
 	}
-	// An app that exits on its own: the drain timeout, and the wrapper's
-	// child named, not "is it daemonising?".
+	// An app that exits on its own: the drain timeout, and the child
+	// named beside "is it daemonising?".
 	m, r := newTestMachine(func(cfg *plan.Config) {
 		defaults(0, false)(cfg)
 		cfg.Args = []string{"/bin/sh", "-c", "node server.js"}
@@ -136,7 +136,7 @@ func TestStopDrainGetsTheRestOfTheGrace(t *testing.T) {
 	if got := m.deadline().Sub(start); got != time.Second {
 		t.Fatalf("drain %s, want the drain timeout", got)
 	}
-	if l := r.log.String(); !strings.Contains(l, "its child node (pid 77) still runs") || strings.Contains(l, "daemonising") {
+	if l := r.log.String(); !strings.Contains(l, "the app exited 0 and left 3 processes running: is it daemonising? Its child node (pid 77) is still in the process group of the app (sh): a wrapper that did not exec it?") {
 		t.Fatalf("want the wrapper's child named:\n%s", l)
 	}
 }

@@ -59,7 +59,7 @@ func (m *machine) beginStopGrace(grace time.Duration, sig unix.Signal, why strin
 		fields = append(fields, slog.Int("code", m.st.exitOverride))
 		m.log.With(fields...).Warnf("stop: %s; grace period %s", why, m.st.stopGrace)
 	} else if m.st.runtimeKills {
-		m.log.With(fields...).Infof("stop: %s; no SIGKILL from tend (no --grace-period, no post-stop hook): the runtime's own ends the stop, as under tini", why)
+		m.log.With(fields...).Infof("stop: %s; grace period %s for pre-stop, then no SIGKILL from tend (no --grace-period, no post-stop hook): the runtime's own ends the stop, as under tini", why, m.st.stopGrace)
 	} else {
 		m.log.With(fields...).Infof("stop: %s; grace period %s", why, m.st.stopGrace)
 	}
@@ -304,7 +304,8 @@ func (m *machine) stopEnd() time.Time {
 // `daemon off;`: its worker left the group with setsid), whose real
 // process tend is about to drain while the app's 0 reads as success.
 func (m *machine) warnLeft() {
-	if pid, comm := m.w.groupChild(m.st.appPid); pid > 0 {
+	pid, comm := m.w.groupChild(m.st.appPid)
+	if pid > 0 && m.st.terminating {
 		m.log.With(slog.Int("code", m.st.appCode), slog.Int("child_pid", pid)).
 			Warnf("the app (%s) exited %d; its child %s (pid %d) still runs: exec it (README, Wrappers); tend drains it now", m.appName(), m.st.appCode, comm, pid)
 		return
@@ -319,6 +320,14 @@ func (m *machine) warnLeft() {
 		left = "1 process"
 	case n > 1:
 		left = fmt.Sprintf("%d processes", n)
+	}
+	if pid > 0 {
+		// What tend sees: a child still in the app's group, which a
+		// background job (`sleep 60 & exit 0`) leaves as well as a
+		// wrapper does.
+		m.log.With(slog.Int("code", m.st.appCode), slog.Int("left", n), slog.Int("child_pid", pid)).
+			Warnf("the app exited %d and left %s running: is it daemonising? Its child %s (pid %d) is still in the process group of the app (%s): a wrapper that did not exec it? (run it in the foreground, or exec it: README, Wrappers; tend drains what is left now)", m.st.appCode, left, comm, pid, m.appName())
+		return
 	}
 	m.log.With(slog.Int("code", m.st.appCode), slog.Int("left", n)).
 		Warnf("the app exited %d and left %s running: is it daemonising? (run it in the foreground; tend drains what is left now)", m.st.appCode, left)
