@@ -116,13 +116,13 @@ type state struct {
 	reason     string // why tend, not the app, decided the outcome
 
 	stopGrace   time.Duration // this stop's grace period: plan.Config.GracePeriod or the failed probe's own
-	// runtimeKills: this stop was asked for by the runtime and ends in
-	// its SIGKILL, not tend's (plan.Config.RuntimeKills).
-	runtimeKills bool
 	graceAt     time.Time     // SIGKILL to the app; zero when not armed
 	drainAt     time.Time     // the drain's next step; zero when not armed
 	drainBegan  time.Time
 	drainKilled bool
+	// runtimeKills: this stop was asked for by the runtime and ends in
+	// its SIGKILL, not tend's (plan.Config.RuntimeKills).
+	runtimeKills bool
 
 	hooks   map[plan.HookKind]*hookRun
 	checks  []probeState // parallel to plan.Config.Checks

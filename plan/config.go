@@ -47,6 +47,7 @@ type Config struct {
 	PostStop     []hooks.Action
 	HookTimeout  time.Duration // bounds each hook action
 	GracePeriod  time.Duration // from the start of a stop to SIGKILL; its default: ResolveGrace
+	DrainTimeout time.Duration // what the rest of the tree gets after the app
 	// OwnStopGrace, when not 0, replaces GracePeriod for a stop tend
 	// begins itself (post-start or a liveness or startup probe failed),
 	// which no runtime's timer bounds. Set by ResolveGrace.
@@ -57,7 +58,6 @@ type Config struct {
 	// GracePeriod still cuts pre-stop and sends the stop signal then.
 	// Set by ResolveGrace.
 	RuntimeKills bool
-	DrainTimeout time.Duration // what the rest of the tree gets after the app
 	// StopSignal is what a stop sends the app (Kubernetes' lifecycle
 	// .stopSignal, Docker's STOPSIGNAL); received, it begins a stop as
 	// TERM and INT do.
