@@ -85,7 +85,7 @@ func stopDuringRequest(t *testing.T, p podman, name, url string) (body string, t
 // exits 0.
 func TestRecipeGunicorn(t *testing.T) {
 	p, image, name := recipeImage(t, "gunicorn", gunicornApp...)
-	cmd := []string{"gunicorn", "--bind", "0.0.0.0:8000", "--workers", "2", "--chdir", "/srv", "app:app"}
+	cmd := []string{"python3", "-m", "gunicorn", "--bind", "0.0.0.0:8000", "--workers", "2", "--chdir", "/srv", "app:app"}
 	for _, init := range []string{"tend", "tini"} {
 		t.Run(init, func(t *testing.T) {
 			run := name + "-" + init
