@@ -49,6 +49,8 @@ func buildConfig(v values) (*plan.Config, error) {
 	if err := waitConfig(&cfg, v); err != nil {
 		return nil, err
 	}
+	_, given := v.str("grace-period")
+	cfg.ResolveGrace(given) // after the hooks: post-stop decides it
 	return &cfg, nil
 }
 

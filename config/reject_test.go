@@ -42,11 +42,10 @@ func TestParseRejects(t *testing.T) {
 		{[]string{"-r", "PIPE:0", "app"}, envOf(), "SIGPIPE is about tend's own writes"},
 		{[]string{"-r", "PROF:USR1", "app"}, envOf(), "profiler"},
 		{[]string{"-r", "33:USR1", "app"}, envOf(), "reserved by the Go runtime"},
-		{[]string{"-r", "TTOU:0", "app"}, envOf(), "job-control"},
 		// Long flags named with two dashes, as -h writes them.
 		{[]string{"--grace-period"}, envOf(), "flag needs an argument: --grace-period"},
 		{[]string{"--no-such-flag", "app"}, envOf(), "not defined: --no-such-flag"},
-		{[]string{"app"}, envOf("TEND_REWRITE_SIGNAL", "TERM:QUIT,TTIN:TERM"), "SIGTTIN is a job-control signal"},
+		{[]string{"app"}, envOf("TEND_REWRITE_SIGNAL", "TERM:QUIT,URG:TERM"), "SIGURG is the Go runtime's goroutine preemption signal"},
 		{[]string{"app"}, envOf("TEND_REMAP_EXIT", "256"), "256"},
 		{[]string{"app"}, envOf("TINI_VERBOSITY", "loud"), "TINI_VERBOSITY"},
 		{[]string{"--post-start", "", "app"}, envOf(), "post-start"},

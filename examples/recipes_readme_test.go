@@ -9,7 +9,7 @@ import (
 
 // recipeNames are the README's recipes, each introduced by a
 // `<!-- recipe: NAME -->` line before its dockerfile block.
-var recipeNames = []string{"nginx", "postgresql", "redis"}
+var recipeNames = []string{"nginx", "postgresql", "redis", "gunicorn", "node"}
 
 // readmeRecipe returns the dockerfile block of the README that follows the
 // marker of recipe name: the lines a user copies, which `make recipes`

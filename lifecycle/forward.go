@@ -2,6 +2,7 @@ package lifecycle
 
 import (
 	"errors"
+	"log/slog"
 	"slices"
 
 	"github.com/tend-init/tend/plan"
@@ -40,6 +41,7 @@ func (m *machine) onSignal(recv unix.Signal) {
 			// Nothing started yet: the wait ends, no app starts, and the
 			// drain and post-stop follow.
 			m.st.terminating = true
+			m.because(stopBySignal, signals.Name(recv))
 			m.abandonWait("received " + signals.Name(recv))
 			return
 		case m.st.phase == phasePreStart:
@@ -55,7 +57,7 @@ func (m *machine) onSignal(recv unix.Signal) {
 				sig = m.ownStopSignal()
 			}
 			m.because(stopBySignal, signals.Name(recv))
-			m.beginStop(sig, "received "+signals.Name(recv), sigField(recv))
+			m.beginReceivedStop(sig, "received "+signals.Name(recv), sigField(recv))
 			return
 		case m.st.phase == phaseStopping && !m.st.stopSent && m.st.hasApp:
 			// Held, not dropped: the app gets the stop signal once when
@@ -68,6 +70,14 @@ func (m *machine) onSignal(recv unix.Signal) {
 		}
 	}
 	m.forward(sig)
+}
+
+// beginReceivedStop begins a stop that a received TERM, INT or stop signal
+// asked for: the runtime's (docker stop, podman stop, the kubelet), whose
+// own SIGKILL ends it when plan.Config.RuntimeKills says so.
+func (m *machine) beginReceivedStop(sig unix.Signal, why string, fields ...slog.Attr) {
+	m.st.runtimeKills = m.cfg.RuntimeKills
+	m.beginStopGrace(m.cfg.GracePeriod, sig, why, fields...)
 }
 
 // isStopSignal: TERM and INT always begin a stop; so does the configured

@@ -165,6 +165,9 @@ func (l *Loop) listen() {
 		}
 	} else {
 		l.sigs = signals.Listen(cfg.StopSignal)
+		if !l.sigs.ForwardsJobControl() {
+			l.log.Debugf("TTIN and TTOU are ignored, not forwarded: tend does not lead its session and has a controlling terminal, so they may be its own job's stop (README, Signals)")
+		}
 	}
 	if cfg.AppGroup == plan.GroupSession {
 		// After Listen: giving up the terminal sends tend HUP and CONT.
@@ -215,6 +218,11 @@ func (l *Loop) setSubreaper() error {
 		return nil // a wrapper set the bit and exec'd us
 	}
 	if !l.cfg.WarnNotReaper {
+		return nil
+	}
+	if init := pid1Init(); init != "" {
+		// A sidecar in a shared-PID pod: the pod's init reaps.
+		l.log.Infof("tend is not PID 1 and not a child subreaper: orphans go to PID 1 (%s), an init that reaps them; tend's drain does not reach them (-s keeps them in tend's tree)", init)
 		return nil
 	}
 	l.log.Warnf("tend is not PID 1 and not a child subreaper, so zombie reaping won't work: " +

@@ -38,6 +38,10 @@ type world interface {
 	signalRest(sig unix.Signal) string
 	// countRest counts the processes left but tend; -1 when it cannot.
 	countRest() int
+	// groupChild finds a process left in the process group pgid (the
+	// exited app's: a wrapper's child), the lowest pid, with its command
+	// name; pid 0 for none.
+	groupChild(pgid int) (pid int, comm string)
 	// startApp starts the app once pre-start has succeeded; an error is
 	// one its ExitCode describes (126, 127), as a start in New.
 	startApp() (pid int, err error)
@@ -126,6 +130,9 @@ type state struct {
 	drainAt     time.Time     // the drain's next step; zero when not armed
 	drainBegan  time.Time
 	drainKilled bool
+	// runtimeKills: this stop was asked for by the runtime and ends in
+	// its SIGKILL, not tend's (plan.Config.RuntimeKills).
+	runtimeKills bool
 
 	wait    waitState // --wait-for (wait.go)
 	hooks   map[plan.HookKind]*hookRun

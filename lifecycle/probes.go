@@ -123,7 +123,7 @@ func (m *machine) onProbe(r probeDone) {
 	}
 	m.st.exitOverride = plan.ExitLivenessFailed
 	m.decided(why)
-	grace := m.cfg.GracePeriod
+	grace := m.ownStopGrace()
 	if c.GracePeriod > 0 {
 		grace = c.GracePeriod // the probe's own terminationGracePeriodSeconds
 	}

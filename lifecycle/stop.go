@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"path/filepath"
 	"time"
 
 	"github.com/tend-init/tend/plan"
@@ -28,7 +29,16 @@ func (m *machine) canBeginStop() bool {
 // ended, then pre-stop, then sig to the app, with SIGKILL at the grace
 // deadline. fields say, in a JSON log, what began the stop.
 func (m *machine) beginStop(sig unix.Signal, why string, fields ...slog.Attr) {
-	m.beginStopGrace(m.cfg.GracePeriod, sig, why, fields...)
+	m.beginStopGrace(m.ownStopGrace(), sig, why, fields...)
+}
+
+// ownStopGrace is the grace period of a stop tend begins itself
+// (plan.Config.ResolveGrace).
+func (m *machine) ownStopGrace() time.Duration {
+	if m.cfg.OwnStopGrace > 0 {
+		return m.cfg.OwnStopGrace
+	}
+	return m.cfg.GracePeriod
 }
 
 // beginStopGrace is beginStop with this stop's grace period: a failed
@@ -48,6 +58,8 @@ func (m *machine) beginStopGrace(grace time.Duration, sig unix.Signal, why strin
 		// code tend will exit with.
 		fields = append(fields, slog.Int("code", m.st.exitOverride))
 		m.log.With(fields...).Warnf("stop: %s; grace period %s", why, m.st.stopGrace)
+	} else if m.st.runtimeKills {
+		m.log.With(fields...).Infof("stop: %s; grace period %s for pre-stop, then no SIGKILL from tend (no --grace-period, no post-stop hook): the runtime's own ends the stop, as under tini", why, m.st.stopGrace)
 	} else {
 		m.log.With(fields...).Infof("stop: %s; grace period %s", why, m.st.stopGrace)
 	}
@@ -77,7 +89,9 @@ func (m *machine) beginStopGrace(grace time.Duration, sig unix.Signal, why strin
 func (m *machine) sendStop() {
 	m.st.stopSent = true
 	now := m.now()
-	if earliest := now.Add(m.cfg.MinShutdownWindow); m.cfg.KillAtGrace && m.st.graceAt.Before(earliest) {
+	if m.st.runtimeKills {
+		m.st.graceAt = time.Time{} // pre-stop is over: nothing more to cut
+	} else if earliest := now.Add(m.cfg.MinShutdownWindow); m.cfg.KillAtGrace && m.st.graceAt.Before(earliest) {
 		m.st.graceAt = earliest
 	}
 	if m.st.stopSignal == 0 {
@@ -136,6 +150,12 @@ func (m *machine) onGrace() {
 	if !m.st.hasApp || m.st.appExited {
 		return
 	}
+	if !m.st.stopSent && m.st.runtimeKills {
+		m.log.With(hookField(plan.HookPreStop), sigField(m.st.stopSignal), slog.Duration("grace_period", m.st.stopGrace)).
+			Warnf("stop: pre-stop ran until the grace period of %s expired: sending the stop signal now", m.st.stopGrace)
+		m.sendStop()
+		return
+	}
 	if !m.st.stopSent {
 		// Pre-stop used up the grace period. As the kubelet, the app
 		// still gets the stop signal and a minimal shutdown window.
@@ -188,6 +208,7 @@ func (m *machine) beginDrain() {
 		return
 	}
 	m.st.drainBegan = m.now()
+	graceEnd := m.st.graceAt
 	m.st.graceAt = time.Time{}
 	none, err := m.w.reapNow()
 	if err != nil {
@@ -198,13 +219,38 @@ func (m *machine) beginDrain() {
 		m.endDrain()
 		return
 	}
-	if m.st.hasApp && !m.st.terminating {
-		m.warnDaemonised()
+	if m.st.hasApp {
+		m.warnLeft()
 	}
 	who := m.w.signalRest(unix.SIGTERM)
-	m.log.With(sigField(unix.SIGTERM), slog.String("targets", who), slog.Duration("drain_timeout", m.cfg.DrainTimeout)).
-		Infof("drain: sent SIGTERM to %s; waiting up to %s", who, m.cfg.DrainTimeout)
-	m.st.drainAt = m.st.drainBegan.Add(m.cfg.DrainTimeout)
+	m.st.drainAt = m.drainEnd(graceEnd)
+	wait := m.st.drainAt.Sub(m.st.drainBegan).Round(time.Millisecond)
+	m.log.With(sigField(unix.SIGTERM), slog.String("targets", who), slog.Duration("drain_timeout", wait)).
+		Infof("drain: sent SIGTERM to %s; waiting up to %s", who, wait)
+}
+
+// drainEnd is when the drain's SIGKILL comes. After an app that exited on
+// its own: DrainTimeout from now. During a stop the rest of the tree (the
+// child of a wrapper, `sh -c "node server.js"`, whose shell the stop
+// signal killed) is the app's work too, and gets what is left of the
+// stop: up to its grace deadline graceEnd; or, when the runtime's SIGKILL
+// ends the stop (runtimeKills), up to grace period + min-shutdown-window +
+// drain timeout from its start (9 s by default), so that tend still exits
+// with the app's code before docker stop's SIGKILL at 10 s. Never less
+// than DrainTimeout.
+func (m *machine) drainEnd(graceEnd time.Time) time.Time {
+	end := m.st.drainBegan.Add(m.cfg.DrainTimeout)
+	if !m.st.terminating {
+		return end
+	}
+	bound := graceEnd
+	if m.st.runtimeKills {
+		bound = m.st.stopBegan.Add(m.st.stopGrace + m.cfg.MinShutdownWindow + m.cfg.DrainTimeout)
+	}
+	if bound.After(end) {
+		return bound
+	}
+	return end
 }
 
 func (m *machine) onDrainTimeout() {
@@ -215,8 +261,9 @@ func (m *machine) onDrainTimeout() {
 	}
 	m.st.drainKilled = true
 	who := m.w.signalRest(unix.SIGKILL)
-	m.log.With(sigField(unix.SIGKILL), slog.String("targets", who), slog.Duration("drain_timeout", m.cfg.DrainTimeout)).
-		Warnf("drain: %s expired; sent SIGKILL to %s", m.cfg.DrainTimeout, who)
+	waited := m.now().Sub(m.st.drainBegan).Round(time.Millisecond)
+	m.log.With(sigField(unix.SIGKILL), slog.String("targets", who), slog.Duration("drain_timeout", waited)).
+		Warnf("drain: %s expired; sent SIGKILL to %s", waited, who)
 	m.st.drainAt = m.now().Add(killWait)
 }
 
@@ -257,11 +304,23 @@ func (m *machine) stopEnd() time.Time {
 	return end
 }
 
-// warnDaemonised says, at the default verbosity, that the app exited on its
-// own and left processes running: usually a server that daemonised (nginx
-// without `daemon off;`), whose real process tend is about to drain while
-// the app's 0 reads as success.
-func (m *machine) warnDaemonised() {
+// warnLeft says, at the default verbosity, what the app left running when
+// it exited: a process still in the app's process group is its child, the
+// real server behind a wrapper that did not exec it (dash's `sh -c "node
+// server.js"`, apache2ctl), stop or no stop; otherwise, after an app that
+// exited on its own, usually a server that daemonised (nginx without
+// `daemon off;`: its worker left the group with setsid), whose real
+// process tend is about to drain while the app's 0 reads as success.
+func (m *machine) warnLeft() {
+	pid, comm := m.w.groupChild(m.st.appPid)
+	if pid > 0 && m.st.terminating {
+		m.log.With(slog.Int("code", m.st.appCode), slog.Int("child_pid", pid)).
+			Warnf("the app (%s) exited %d; its child %s (pid %d) still runs: exec it (README, Wrappers); tend drains it now", m.appName(), m.st.appCode, comm, pid)
+		return
+	}
+	if m.st.terminating {
+		return
+	}
 	n := m.w.countRest()
 	left := "processes"
 	switch {
@@ -270,6 +329,22 @@ func (m *machine) warnDaemonised() {
 	case n > 1:
 		left = fmt.Sprintf("%d processes", n)
 	}
+	if pid > 0 {
+		// What tend sees: a child still in the app's group, which a
+		// background job (`sleep 60 & exit 0`) leaves as well as a
+		// wrapper does.
+		m.log.With(slog.Int("code", m.st.appCode), slog.Int("left", n), slog.Int("child_pid", pid)).
+			Warnf("the app exited %d and left %s running: is it daemonising? Its child %s (pid %d) is still in the process group of the app (%s): a wrapper that did not exec it? (run it in the foreground, or exec it: README, Wrappers; tend drains what is left now)", m.st.appCode, left, comm, pid, m.appName())
+		return
+	}
 	m.log.With(slog.Int("code", m.st.appCode), slog.Int("left", n)).
 		Warnf("the app exited %d and left %s running: is it daemonising? (run it in the foreground; tend drains what is left now)", m.st.appCode, left)
+}
+
+// appName is the app's program, as its command name would read.
+func (m *machine) appName() string {
+	if len(m.cfg.Args) == 0 {
+		return "?"
+	}
+	return filepath.Base(m.cfg.Args[0])
 }

@@ -24,6 +24,7 @@ type recorder struct {
 	children  bool // reapNow finds children left
 	published *health.Status
 	startErr  error           // startApp fails with it
+	groupKid  int             // groupChild's answer: a wrapper's child left in the app's group
 	log       strings.Builder // tend's log lines: the phases come from here
 	stopEnv   []string        // "KIND: TEND_STOP_..." for each hook started
 }
@@ -100,6 +101,13 @@ func (r *recorder) startApp() (int, error) {
 		return 0, r.startErr
 	}
 	return 42, nil
+}
+
+func (r *recorder) groupChild(pgid int) (int, string) {
+	if r.groupKid == 0 {
+		return 0, ""
+	}
+	return r.groupKid, "node"
 }
 
 func (r *recorder) countRest() int {

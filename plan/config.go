@@ -54,8 +54,18 @@ type Config struct {
 	PreStop      []hooks.Action
 	PostStop     []hooks.Action
 	HookTimeout  time.Duration // bounds each hook action
-	GracePeriod  time.Duration // from the start of a stop to SIGKILL
+	GracePeriod  time.Duration // from the start of a stop to SIGKILL; its default: ResolveGrace
 	DrainTimeout time.Duration // what the rest of the tree gets after the app
+	// OwnStopGrace, when not 0, replaces GracePeriod for a stop tend
+	// begins itself (post-start or a liveness or startup probe failed),
+	// which no runtime's timer bounds. Set by ResolveGrace.
+	OwnStopGrace time.Duration
+	// RuntimeKills: a stop begun by a received TERM, INT or stop signal
+	// (the runtime's) gets no SIGKILL from tend, for the app or the tree
+	// left after it: the runtime's own SIGKILL ends it, as under tini.
+	// GracePeriod still cuts pre-stop and sends the stop signal then.
+	// Set by ResolveGrace.
+	RuntimeKills bool
 	// StopSignal is what a stop sends the app (Kubernetes' lifecycle
 	// .stopSignal, Docker's STOPSIGNAL); received, it begins a stop as
 	// TERM and INT do.
@@ -175,11 +185,13 @@ func Default() Config {
 		// The whole stop must end inside the runtime's own: docker stop
 		// and podman stop SIGKILL the container 10 s after their TERM,
 		// the kubelet after terminationGracePeriodSeconds (30 s by
-		// default). The rule (README, "Stopping"): grace period +
-		// min-shutdown-window + drain timeout + postStopFloor = 9.5 s,
-		// half a second under docker's 10. post-stop is cut at that
-		// sum (stopEnd); an explicit --grace-period moves it with it.
-		GracePeriod: 6 * time.Second,
+		// default). The rule (README, "The stop fits the runtime's"):
+		// grace period + min-shutdown-window + drain timeout +
+		// postStopFloor = 9.5 s, half a second under docker's 10.
+		// post-stop is cut at that sum (stopEnd); an explicit
+		// --grace-period moves it with it. Without a post-stop hook
+		// nothing needs that room, and ResolveGrace derives the rest.
+		GracePeriod: DefaultGracePeriod,
 		// A dependency that is not up in a minute is reported (exit 69)
 		// and the orchestrator's restart backoff takes over; wait-for-it
 		// waits 15 s, dockerize 10 s. 0 waits for ever.
@@ -204,6 +216,43 @@ func Default() Config {
 			SuccessThreshold: 1,
 		},
 	}
+}
+
+// DefaultGracePeriod is --grace-period's default: what pre-stop may take
+// of docker stop's 10 s, and with a post-stop hook the time to SIGKILL.
+const DefaultGracePeriod = 6 * time.Second
+
+// KubeletGracePeriod is the kubelet's default terminationGracePeriodSeconds
+// (k8s.io/api/core/v1 DefaultTerminationGracePeriodSeconds = 30, set by
+// SetDefaults_PodSpec in pkg/apis/core/v1/defaults.go): how long the
+// kubelet's killContainer lets a container run after its stop signal when
+// it, not an API client, decided to stop it (a failed liveness probe,
+// whose own terminationGracePeriodSeconds wins when set:
+// setTerminationGracePeriod in pkg/kubelet/kuberuntime/
+// kuberuntime_container.go).
+const KubeletGracePeriod = 30 * time.Second
+
+// ResolveGrace derives the grace period's default from what is configured,
+// once, after the flags and variables are read; given says --grace-period
+// (TEND_GRACE_PERIOD) was given. The rule: tend must never cut the app
+// earlier than tini would under the same runtime (tini never sends
+// SIGKILL).
+//   - given: GracePeriod for every stop, SIGKILL at its end, as set.
+//   - a post-stop hook: DefaultGracePeriod for every stop, as given,
+//     since post-stop needs the room inside docker stop's 10 s.
+//   - otherwise a stop the runtime asked for (TERM, INT, the stop signal
+//     received) gets no SIGKILL from tend (RuntimeKills): the runtime's
+//     own ends it, at the moment it would end it under tini; pre-stop is
+//     still cut at GracePeriod. A stop tend begins itself has no runtime
+//     timer behind it, so it ends in SIGKILL after KubeletGracePeriod, as
+//     the kubelet's own liveness kill does (or the probe's own
+//     terminationGracePeriodSeconds).
+func (c *Config) ResolveGrace(given bool) {
+	c.OwnStopGrace, c.RuntimeKills = 0, false
+	if given || len(c.PostStop) > 0 {
+		return
+	}
+	c.OwnStopGrace, c.RuntimeKills = KubeletGracePeriod, true
 }
 
 // Exit codes that tend chooses itself. They are fixed so that an

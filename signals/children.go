@@ -99,7 +99,8 @@ func (c *Channels) ignoreOwn() {
 }
 
 // jobControl lists the job-control signals tend ignores for itself: none
-// after ListenCatchable, which forwards them.
+// when they are forwarded (ListenCatchable, or Listen when
+// JobControlForApp).
 func (c *Channels) jobControl() []unix.Signal {
 	if c.forwardJobControl {
 		return nil

@@ -23,7 +23,8 @@ const (
 )
 
 // Forwarded lists the signals tend passes on to the app: tini's set, plus
-// every application realtime signal. URG, CHLD and PIPE are deliberately
+// TTIN and TTOU (JobControlForApp says when), plus every application
+// realtime signal. URG, CHLD and PIPE are deliberately
 // absent: the runtime preempts goroutines with URG, CHLD means "reap", and a
 // PIPE is about tend's own writes.
 //
@@ -39,6 +40,11 @@ func Forwarded() []unix.Signal {
 		// LXC and Incus stop a container's init with PWR; tini forwards
 		// these three, and a Go program receives them through Notify.
 		unix.SIGXFSZ, unix.SIGIO, unix.SIGPWR,
+		// gunicorn adds a worker on TTIN and removes one on TTOU; tini
+		// drops both (tini.c: they are left out of its sigwait set and
+		// set to SIG_IGN), dumb-init forwards them (dumb-init.c,
+		// handle_signal, then stops itself).
+		unix.SIGTTIN, unix.SIGTTOU,
 	}
 	for n := firstForwardable; n <= rtMax; n++ {
 		s = append(s, unix.Signal(n))
@@ -175,8 +181,6 @@ func CheckRewriteFrom(from, stop unix.Signal) error {
 		why = "belongs to the Go runtime's profiler: no Go program can receive it"
 	case from >= 32 && from < firstForwardable:
 		why = "is reserved by the Go runtime for libc: tend cannot receive it"
-	case from == unix.SIGTTIN || from == unix.SIGTTOU:
-		why = "is a job-control signal that tend ignores and does not forward, as tini"
 	default:
 		why = "is one that tend ignores and does not forward (README, Signals)"
 	}

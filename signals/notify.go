@@ -1,6 +1,7 @@
 package signals
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"os/signal"
@@ -37,10 +38,14 @@ type Channels struct {
 	queue    queue       // tend's own cap on queued signals (queue_linux.go)
 	// child is what hooks and probes inherit: children.go.
 	child childSignals
-	// forwardJobControl: ListenCatchable built these; TTIN and TTOU are
-	// forwarded, not ignored (catchable.go).
+	// forwardJobControl: TTIN and TTOU are forwarded, not ignored
+	// (ListenCatchable always; Listen when JobControlForApp).
 	forwardJobControl bool
 }
+
+// ForwardsJobControl reports whether TTIN and TTOU are forwarded to the
+// app rather than ignored (JobControlForApp).
+func (c *Channels) ForwardsJobControl() bool { return c.forwardJobControl }
 
 // CapQueue caps tend's own queue of realtime signals at QueueLimit (see
 // there for why). Call it once the app has started, so that the app
@@ -82,7 +87,8 @@ func Faults() []unix.Signal {
 }
 
 // Listen registers for SIGCHLD, the stop signals and the forwarded signals
-// that would kill tend (HUP, QUIT, TSTP), and drops the fault signals and
+// that would kill or stop tend (HUP, QUIT, TSTP, and TTIN and TTOU when
+// JobControlForApp), and drops the fault signals and
 // SIGPIPE. Call it before starting any process, so
 // that no early SIGCHLD or TERM is lost; then reap once after the start to
 // catch exits that happened in between. Call AfterAppStart once the app
@@ -125,13 +131,17 @@ func Listen(stop unix.Signal) *Channels {
 	if stop != 0 && !isStop(stop) {
 		stops = append(stops, stop)
 	}
+	c.forwardJobControl = JobControlForApp()
 	for _, s := range Forwarded() {
 		if s == stop && !isStop(s) {
 			continue // on the Stop channel already
 		}
+		if isJobControl(s) && !c.forwardJobControl {
+			continue // ignored by tend for itself once the app runs (ignoreOwn)
+		}
 		// The runtime leaves an inherited SIG_IGN in place for HUP, INT
 		// and the job-control signals until Notify is called; honour it.
-		if signal.Ignored(s) {
+		if inheritedIgnored(s) {
 			c.Ignored = append(c.Ignored, s)
 			continue
 		}
@@ -163,10 +173,62 @@ func fatal(s unix.Signal) bool {
 	switch s {
 	case unix.SIGHUP, unix.SIGINT, unix.SIGQUIT, unix.SIGTERM:
 		return true
-	case unix.SIGTSTP:
-		return true // its default action stops tend when it is not PID 1
+	case unix.SIGTSTP, unix.SIGTTIN, unix.SIGTTOU:
+		return true // their default action stops tend when it is not PID 1
 	}
 	return false
+}
+
+// inheritedIgnored reports whether s was SIG_IGN when tend started.
+// signal.Ignored cannot tell for TTIN and TTOU: the runtime records an
+// inherited SIG_IGN only for the signals it installs a handler for at
+// start, and leaves these (_SigDefault) unread; so they are read raw.
+func inheritedIgnored(s unix.Signal) bool {
+	if isJobControl(s) {
+		h, err := dispositionRaw(s)
+		return err == nil && h == sigIgn
+	}
+	return signal.Ignored(s)
+}
+
+func isJobControl(s unix.Signal) bool { return s == unix.SIGTTIN || s == unix.SIGTTOU }
+
+// JobControlForApp reports whether a TTIN or TTOU that reaches tend can
+// only have been sent by a process, for the app (gunicorn adds a worker on
+// TTIN and removes one on TTOU), so that tend forwards them; otherwise
+// tend ignores them for itself, as tini does.
+//
+// The kernel sends a process group TTIN or TTOU when one of its members
+// reads from, or writes to (with TOSTOP) or changes, its controlling
+// terminal from the background (tty_check_change in
+// drivers/tty/tty_jobctrl.c), and never when that group is orphaned (no
+// member has a parent in another group of the same session): then the
+// access fails with EIO instead. Two cases are safe:
+//   - tend leads its session: PID 1 in every container (runc and crun call
+//     setsid() for it), a sidecar's tend in a shared-PID pod, `setsid
+//     tend`. Its group's only outside parent is in another session, so
+//     the group is orphaned.
+//   - tend has no controlling terminal at all: there is nothing to stop
+//     it for.
+//
+// Otherwise (tend run from an interactive shell, with -s, or under
+// `unshare -pf` without setsid) a TTIN or TTOU may be the terminal
+// stopping tend's own job: forwarding it would hand the app a stop meant
+// for tend, and a caught TTOU would make a write to a TOSTOP terminal fail
+// and raise TTOU again at each restart. There tend keeps tini's SIG_IGN:
+// it never stops, and its writes go through.
+func JobControlForApp() bool {
+	if sid, err := unix.Getsid(0); err == nil && sid == os.Getpid() {
+		return true
+	}
+	fd, err := unix.Open("/dev/tty", unix.O_RDONLY|unix.O_NOCTTY|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
+	if err == nil {
+		_ = unix.Close(fd) // opened only to ask; nothing was read
+		return false
+	}
+	// ENXIO: no controlling terminal. Anything else (no /dev/tty in the
+	// image, EACCES) answers nothing: tini's choice is the safe one.
+	return errors.Is(err, unix.ENXIO)
 }
 
 func isStop(s unix.Signal) bool {
@@ -190,10 +252,11 @@ const RealtimeDelay = 20 * time.Millisecond
 //     dropped; it cannot kill tend. They are registered at once, not
 //     later with the realtime ones: an app that reports ready and is sent
 //     USR1 at once must get it.
-//   - It ignores SIGTTIN and SIGTTOU, as tini does, so tend is not stopped
-//     when it writes to a terminal whose foreground group is now the
-//     app's; doing it only now means the app does not inherit SIG_IGN,
-//     and the way it is done (ignoreOwn) means no hook or probe does.
+//   - Unless they are forwarded (JobControlForApp), it ignores SIGTTIN
+//     and SIGTTOU, as tini does, so tend is not stopped when it writes to
+//     a terminal whose foreground group is now the app's; doing it only
+//     now means the app does not inherit SIG_IGN, and the way it is done
+//     (ignoreOwn) means no hook or probe does.
 //   - It ignores signals 32 to 34, which the Go runtime leaves at SIG_DFL
 //     (it keeps them for libc) and so would kill tend when it is not
 //     PID 1; ForChild keeps that SIG_IGN from hooks and probes.

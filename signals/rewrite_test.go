@@ -39,8 +39,9 @@ func TestCheckRewriteFrom(t *testing.T) {
 		{unix.SIGABRT, unix.SIGTERM, "fault signal"},
 		{unix.SIGSYS, unix.SIGTERM, "fault signal"},
 		{unix.SIGSTKFLT, unix.SIGTERM, "fault signal"},
-		{unix.SIGTTIN, unix.SIGTERM, "job-control"},
-		{unix.SIGTTOU, unix.SIGTERM, "job-control"},
+		// Forwarded (gunicorn's worker count): rewritable.
+		{unix.SIGTTIN, unix.SIGTERM, ""},
+		{unix.SIGTTOU, unix.SIGTERM, ""},
 		{unix.SIGXFSZ, unix.SIGTERM, ""},
 		{unix.SIGIO, unix.SIGTERM, ""},
 		{unix.SIGPWR, unix.SIGTERM, ""},
