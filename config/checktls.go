@@ -1,7 +1,6 @@
 package config
 
 import (
-	"crypto/tls"
 	"crypto/x509"
 	"fmt"
 	"os"
@@ -9,12 +8,13 @@ import (
 	"github.com/tend-init/tend/internal/target"
 )
 
-// TLS reads the files --check-ca, --check-cert and --check-key name into
-// how --check meets an https or grpcs server: verified against the CA when
-// one is given (unverified without it, as the kubelet's probes), and with
-// the client certificate when one is given. The files are read at the
-// check, not at the parse, as a HEALTHCHECK reads them at each run: a
-// rotated certificate is picked up.
+// TLS reads the file --check-ca names into how --check meets an https or
+// grpcs server: verified against the CA when one is given (unverified
+// without it, as the kubelet's probes). The file is read at the check, not
+// at the parse, as a HEALTHCHECK reads it at each run: a rotated CA is
+// picked up. No client certificate (mTLS): tls.LoadX509KeyPair's key
+// parsers and signers cost 176,128 bytes, over the 6.5 MiB budget
+// (docs/design.md).
 func (c *Healthcheck) TLS() (target.TLS, error) {
 	var t target.TLS
 	if c.CA != "" {
@@ -27,13 +27,6 @@ func (c *Healthcheck) TLS() (target.TLS, error) {
 			return t, fmt.Errorf("--check-ca %s holds no PEM certificate", c.CA)
 		}
 		t.Verify = true
-	}
-	if c.Cert != "" {
-		cert, err := tls.LoadX509KeyPair(c.Cert, c.Key)
-		if err != nil {
-			return t, fmt.Errorf("--check-cert/--check-key: %w", err)
-		}
-		t.Cert = &cert
 	}
 	return t, nil
 }

@@ -118,8 +118,6 @@ func flagSpecs() []flagSpec {
 			usage: "let the app inherit tend's NOTIFY_SOCKET and WATCHDOG_* and speak to podman or systemd itself, as under tini; tend then sends them nothing (default: tend sends READY=1 once the app is ready, and the app sees neither)"},
 		{long: "check", kind: kindValue, usage: "HEALTHCHECK client: GET `URL` (http or https) once, exit 0 on 200-399, else 1; grpc(s)://HOST:PORT[/SERVICE]: one Health/Check, exit 0 on SERVING, else 1"},
 		{long: "check-ca", kind: kindValue, usage: "verify --check's https or grpcs server against the CA certificates in `FILE` (unverified without it, as the kubelet)"},
-		{long: "check-cert", kind: kindValue, usage: "present the client certificate in PEM `FILE` to --check's https or grpcs server (mTLS); needs --check-key"},
-		{long: "check-key", kind: kindValue, usage: "the private key of --check-cert, a PEM `FILE`"},
 		{long: "check-timeout", kind: kindValue, usage: "bound --check by `DUR`", def: defaultCheckTimeout.String()},
 		{long: "version", kind: kindBool, usage: "print the version and exit"},
 	}, probeKindSpecs()...)

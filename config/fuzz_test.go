@@ -20,7 +20,7 @@ func FuzzParseConfig(f *testing.F) {
 		{"--post-start\x00[\"a\",\x00app", ""},
 		{"--grace-period\x00-5s\x00--hook-timeout\x00soon", "TEND_DRAIN_TIMEOUT=0"},
 		{"-p\x00SIGRTMAX-2\x00--pre-stop\x00echo hi", "TINI_VERBOSITY=x"},
-		{"--check\x00grpcs://unix:/g.sock:/svc\x00--check-cert\x00c.pem\x00--check-key\x00k.pem", ""},
+		{"--check\x00grpcs://unix:/g.sock:/svc\x00--check-ca\x00c.pem", ""},
 		{"--check\x00http://unix:/a.sock:/x\x00--check-ca\x00ca.pem", ""},
 		{"--post-stop\x00POST http://unix:/a.sock:/quit\x00app", "TEND_PRE_STOP={\"httpPost\":{\"port\":1,\"body\":\"x\"}}"},
 		{"--\x00-h", ""},

@@ -29,10 +29,6 @@ func TestParseCheckGRPC(t *testing.T) {
 		{"--check", "grpc://127.0.0.1:0"},
 		{"--check", "grpc://h:1/s?x"},
 		{"--check", "grpc://h:1", "--check-ca", "/etc/ca.pem"},
-		{"--check", "grpcs://h:1", "--check-cert", "/c.pem"},
-		{"--check", "grpcs://h:1", "--check-key", "/k.pem"},
-		{"--check", "grpc://h:1", "--check-cert", "/c.pem", "--check-key", "/k.pem"},
-		{"--check", "http://h:1/", "--check-cert", "/c.pem", "--check-key", "/k.pem"},
 		{"--check", "grpcs://unix:rel.sock"},
 	} {
 		if _, err := parse(args...); err == nil || strings.Contains(err.Error(), "\n") {
@@ -62,15 +58,15 @@ func TestParseProbeGracePeriod(t *testing.T) {
 	}
 }
 
-// TestParseCheckGRPCS: --check grpcs:// with --check-ca and a client
-// certificate (mTLS), and over a unix socket.
+// TestParseCheckGRPCS: --check grpcs:// with and without --check-ca, and
+// over a unix socket.
 func TestParseCheckGRPCS(t *testing.T) {
 	for _, c := range []struct {
 		args []string
 		want probe.GRPC
 		ca   string
 	}{
-		{[]string{"--check", "grpcs://127.0.0.1:50051/svc", "--check-ca", "/ca.pem", "--check-cert", "/c.pem", "--check-key", "/k.pem"},
+		{[]string{"--check", "grpcs://127.0.0.1:50051/svc", "--check-ca", "/ca.pem"},
 			probe.GRPC{Addr: "127.0.0.1:50051", Service: "svc", Secure: true}, "/ca.pem"},
 		{[]string{"--check", "grpcs://db:1"}, probe.GRPC{Addr: "db:1", Secure: true}, ""},
 		{[]string{"--check", "grpc://unix:/run/g.sock:/svc"}, probe.GRPC{Addr: "unix:/run/g.sock", Service: "svc"}, ""},
@@ -79,9 +75,6 @@ func TestParseCheckGRPCS(t *testing.T) {
 		if err != nil || h == nil || h.GRPC == nil || *h.GRPC != c.want || h.CA != c.ca {
 			t.Errorf("%q: %+v, %v", c.args, h, err)
 			continue
-		}
-		if len(c.args) > 4 && (h.Cert != "/c.pem" || h.Key != "/k.pem") {
-			t.Errorf("%q: cert %q key %q", c.args, h.Cert, h.Key)
 		}
 	}
 }

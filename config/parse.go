@@ -16,7 +16,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/tend-init/tend/internal/excerpt"
 	"github.com/tend-init/tend/plan"
 	"github.com/tend-init/tend/probe"
 )
@@ -31,9 +30,6 @@ type Healthcheck struct {
 	GRPC    *probe.GRPC   // set for grpc(s)://HOST:PORT[/SERVICE]: one Health/Check call
 	Timeout time.Duration // defaultCheckTimeout unless given
 	CA      string        // --check-ca: verify https and grpcs against this PEM file
-	// Cert and Key are --check-cert and --check-key: a client
-	// certificate for https and grpcs (mTLS), both or neither.
-	Cert, Key string
 }
 
 const defaultCheckTimeout = time.Second
@@ -62,15 +58,6 @@ func Parse(args []string, env LookupEnv, version string, stdout io.Writer) (*pla
 		}
 		c := &Healthcheck{URL: url, Timeout: defaultCheckTimeout}
 		c.CA, _ = v.str("check-ca")
-		c.Cert, _ = v.str("check-cert")
-		c.Key, _ = v.str("check-key")
-		if (c.Cert == "") != (c.Key == "") {
-			return nil, nil, usagef("--check-cert and --check-key go together: a client certificate needs its key")
-		}
-		secure := strings.HasPrefix(url, "https://") || strings.HasPrefix(url, "grpcs://")
-		if c.Cert != "" && !secure {
-			return nil, nil, usagef("--check-cert applies to https:// and grpcs://, not %s", excerpt.Quote(url))
-		}
 		if strings.HasPrefix(url, "grpc://") || strings.HasPrefix(url, "grpcs://") {
 			// Read now, as a probe's spec is: a typo in a HEALTHCHECK line
 			// is a usage error, not an unhealthy container.
@@ -78,7 +65,7 @@ func Parse(args []string, env LookupEnv, version string, stdout io.Writer) (*pla
 			if err != nil {
 				return nil, nil, usagef("invalid --check value: %v", err)
 			}
-			if c.CA != "" && !secure {
+			if c.CA != "" && strings.HasPrefix(url, "grpc://") {
 				// As the kubelet's grpc probe: plaintext.
 				return nil, nil, usagef("--check-ca applies to https:// and grpcs://, not grpc:// (plaintext, as the kubelet's grpc probe)")
 			}
