@@ -81,6 +81,22 @@ func (c *cluster) apply(t *testing.T, pod *corev1.Pod) (events string) {
 	for i := range pod.Spec.Containers {
 		pod.Spec.Containers[i].VolumeMounts = append(pod.Spec.Containers[i].VolumeMounts, corev1.VolumeMount{Name: "events", MountPath: "/events"})
 	}
+	c.write(t, pod)
+	t.Logf("applied pod %s", pod.Name)
+	t.Cleanup(func() {
+		c.remove(t, pod.Name)
+		if err := c.waitGone(pod.Name, 90*time.Second); err != nil {
+			t.Errorf("cleanup: %v\n%s", err, c.diag(pod.Name))
+		}
+	})
+	return events
+}
+
+// write writes a pod's manifest as it is now: apply's first write, or an
+// update of a running pod (one with a fixed metadata.uid, so the kubelet
+// sees the same pod changed, not a new one).
+func (c *cluster) write(t *testing.T, pod *corev1.Pod) {
+	t.Helper()
 	b, err := yaml.Marshal(pod)
 	if err != nil {
 		t.Fatal(err)
@@ -94,14 +110,6 @@ func (c *cluster) apply(t *testing.T, pod *corev1.Pod) (events string) {
 	if err := os.Rename(tmp, c.path("manifests", pod.Name+".yaml")); err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("applied pod %s", pod.Name)
-	t.Cleanup(func() {
-		c.remove(t, pod.Name)
-		if err := c.waitGone(pod.Name, 90*time.Second); err != nil {
-			t.Errorf("cleanup: %v\n%s", err, c.diag(pod.Name))
-		}
-	})
-	return events
 }
 
 // remove deletes a pod's manifest: the kubelet then stops the pod
