@@ -248,7 +248,7 @@ func TestPID1NotifyInward(t *testing.T) {
 		"read x; systemd-notify RELOADING=1 WATCHDOG=1; read x; systemd-notify READY=1 WATCHDOG=1; exec sleep 60"
 	_, in, result := startNotifyHelper(t, notifyCase{Args: []string{"sh", "-c", app}, Notify: true, Watchdog: 5 * time.Second, TermPath: term},
 		"NOTIFY_SOCKET="+sock)
-	await(t, ch, "STATUS=waiting: the app has not sent READY=1", 30*time.Second)
+	await(t, ch, "STATUS=waiting: the app has not sent READY", 30*time.Second)
 	_, _ = io.WriteString(in, "go\n")
 	g, _ := await(t, ch, "READY=1", 30*time.Second)
 	t.Logf("the app's READY=1 (systemd-notify) reached the manager as tend's READY=1 in %s", g.at.Sub(readNanos(t, filepath.Join(dir, "sent"))).Round(time.Microsecond))

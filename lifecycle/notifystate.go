@@ -134,8 +134,26 @@ func (m *machine) notifyStatuses(out []health.CheckStatus) []health.CheckStatus 
 // managerState is what tend tells its own manager: ready once the app is
 // started, post-start passed and readiness holds (pause mode: at once
 // when nothing is checked); stopping once a stop began or the app
-// exited; and a STATUS= line for what tend waits on.
+// exited; and a STATUS= line for what tend waits on, with the words a
+// relay would take for a state change taken out (statusSafe).
 func (m *machine) managerState() (ready, stopping bool, status string) {
+	ready, stopping, status = m.managerStatus()
+	return ready, stopping, statusSafe.Replace(status)
+}
+
+// statusSafe rewrites what a relay between tend and its manager would
+// read as READY=1 or WATCHDOG=1 anywhere in a datagram. conmon before
+// 2.1.10 (Debian 12's 2.1.6; src/conn_sock.c, "Do what OCI runtime does -
+// only pass READY=1") passes a datagram on as READY=1 when strstr finds
+// "READY=1" in it, and as WATCHDOG=1 likewise, so under podman 4.3
+// --sdnotify=container the STATUS= line "waiting: the app has not sent
+// READY=1" told systemd the container was ready before the app was (seen
+// in examples.TestPodmanSdnotify). Only the STATUS= text is rewritten;
+// tend's own READY=1 and WATCHDOG=1 are sent as they are.
+var statusSafe = strings.NewReplacer("READY=1", "READY", "WATCHDOG=1", "WATCHDOG")
+
+// managerStatus is managerState before statusSafe.
+func (m *machine) managerStatus() (ready, stopping bool, status string) {
 	ok, why := m.readiness()
 	switch m.st.phase {
 	case phaseStopping, phaseDraining, phasePostStop, phaseDone:

@@ -15,6 +15,7 @@
 //	           will when podman or systemd runs it
 //	-stay      print "at=UNIXNANO" just before sending, then, once sent,
 //	           stay until SIGTERM and exit 0 (an app that keeps running)
+//	-after D   wait D before sending (an app that takes D to be ready)
 //
 // It prints "sent=N eagain=M" and exits 0, or 1 on any other error. It is
 // built with CGO_ENABLED=0 so it runs in scratch images.
@@ -41,6 +42,7 @@ func main() {
 	nonblock := flag.Bool("nonblock", false, "count EAGAIN instead of blocking")
 	viaTend := flag.Bool("tend", false, "send through notify.Sender")
 	stay := flag.Bool("stay", false, "print the time before sending, then wait for SIGTERM")
+	after := flag.Duration("after", 0, "wait this long before sending")
 	flag.Parse()
 	msg := strings.Join(flag.Args(), "\n")
 	if len(msg) < *size {
@@ -55,6 +57,9 @@ func main() {
 	if *stay {
 		term = make(chan os.Signal, 1)
 		signal.Notify(term, syscall.SIGTERM) // before the send: a stop right after READY=1 is not lost
+	}
+	time.Sleep(*after)
+	if *stay {
 		fmt.Printf("at=%d\n", time.Now().UnixNano())
 	}
 	if err := run(msg, *n, *withFd, *nonblock); err != nil {
