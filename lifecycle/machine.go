@@ -129,6 +129,7 @@ type state struct {
 	graceAt     time.Time     // SIGKILL to the app; zero when not armed
 	drainAt     time.Time     // the drain's next step; zero when not armed
 	drainBegan  time.Time
+	drainWait   time.Duration // what beginDrain gave the rest of the tree, for the SIGKILL line
 	drainKilled bool
 	// runtimeKills: this stop was asked for by the runtime and ends in
 	// its SIGKILL, not tend's (plan.Config.RuntimeKills).

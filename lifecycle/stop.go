@@ -225,6 +225,7 @@ func (m *machine) beginDrain() {
 	who := m.w.signalRest(unix.SIGTERM)
 	m.st.drainAt = m.drainEnd(graceEnd)
 	wait := m.st.drainAt.Sub(m.st.drainBegan).Round(time.Millisecond)
+	m.st.drainWait = wait
 	m.log.With(sigField(unix.SIGTERM), slog.String("targets", who), slog.Duration("drain_timeout", wait)).
 		Infof("drain: sent SIGTERM to %s; waiting up to %s", who, wait)
 }
@@ -261,9 +262,12 @@ func (m *machine) onDrainTimeout() {
 	}
 	m.st.drainKilled = true
 	who := m.w.signalRest(unix.SIGKILL)
-	waited := m.now().Sub(m.st.drainBegan).Round(time.Millisecond)
-	m.log.With(sigField(unix.SIGKILL), slog.String("targets", who), slog.Duration("drain_timeout", waited)).
-		Warnf("drain: %s expired; sent SIGKILL to %s", waited, who)
+	// The wait beginDrain chose (--drain-timeout, or what was left of a
+	// stop), not the time the timer took to fire, which is later by the
+	// loop's latency.
+	wait := m.st.drainWait
+	m.log.With(sigField(unix.SIGKILL), slog.String("targets", who), slog.Duration("drain_timeout", wait)).
+		Warnf("drain: %s expired; sent SIGKILL to %s", wait, who)
 	m.st.drainAt = m.now().Add(killWait)
 }
 
