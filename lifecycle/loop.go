@@ -221,7 +221,7 @@ func (l *Loop) setSubreaper() error {
 	if !l.cfg.WarnNotReaper {
 		return nil
 	}
-	if init := pid1Init(); init != "" {
+	if init := reaper.PID1Init(); init != "" {
 		// A sidecar in a shared-PID pod: the pod's init reaps.
 		l.log.Infof("tend is not PID 1 and not a child subreaper: orphans go to PID 1 (%s), an init that reaps them; tend's drain does not reach them (-s keeps them in tend's tree)", init)
 		return nil
