@@ -160,7 +160,7 @@ func catatonitConfig(args []string, group, pause bool, env LookupEnv, b Build, p
 	_, graceKill := v.str("grace-period")
 	cfg.Behaviour = plan.Behaviour{
 		ForwardCatchable: true,
-		ForwardURG:       asyncPreemptOff(env, b.Godebug),
+		ForwardURG:       signals.AsyncPreemptOff(env, b.Godebug),
 		// It forwards what it receives, never kills: TEND_GRACE_PERIOD
 		// asks for tend's SIGKILL.
 		ContAfterStop: false,

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
-	"strings"
 
 	"golang.org/x/sys/unix"
 
@@ -198,7 +197,7 @@ func (d *dumbInitArgs) behaviour(v values, env LookupEnv, buildGodebug string) p
 	return plan.Behaviour{
 		// main: it blocks and sigwaits on every signal 1..31.
 		ForwardCatchable: true,
-		ForwardURG:       asyncPreemptOff(env, buildGodebug),
+		ForwardURG:       signals.AsyncPreemptOff(env, buildGodebug),
 		// handle_signal: what it receives, no more.
 		ContAfterStop: false,
 		KillAtGrace:   graceKill,
@@ -217,33 +216,6 @@ func (d *dumbInitArgs) behaviour(v values, env LookupEnv, buildGodebug string) p
 		ExecFailCode: 2,
 		ExecFailLine: "[dumb-init] %[1]s: %[2]s\n",
 	}
-}
-
-// asyncPreemptOff reports whether the Go runtime runs with asynchronous
-// preemption off, so that it never sends tend a SIGURG of its own: when
-// GODEBUG says so, or else when the build set it (buildGodebug: the
-// Makefile's -X runtime.godebugDefault=asyncpreemptoff=1), as the runtime
-// decides it (runtime1.go, parsedebugvars: the build's defaults, then
-// GODEBUG, the last setting of a name winning).
-func asyncPreemptOff(env LookupEnv, buildGodebug string) bool {
-	if g, ok := env("GODEBUG"); ok {
-		if v, ok := lastSetting(g, "asyncpreemptoff"); ok {
-			return v == "1"
-		}
-	}
-	v, ok := lastSetting(buildGodebug, "asyncpreemptoff")
-	return ok && v == "1"
-}
-
-// lastSetting is the value of the last name=value for name in a GODEBUG
-// list.
-func lastSetting(list, name string) (val string, ok bool) {
-	for _, kv := range strings.Split(list, ",") {
-		if k, v, found := strings.Cut(strings.TrimSpace(kv), "="); found && k == name {
-			val, ok = v, true
-		}
-	}
-	return val, ok
 }
 
 // dumbInitHelp is dumb-init's print_help, word for word: scripts and its

@@ -11,6 +11,7 @@ import (
 
 	"github.com/tend-init/tend/logger"
 	"github.com/tend-init/tend/plan"
+	"github.com/tend-init/tend/signals"
 )
 
 func TestDumbInitMode(t *testing.T) {
@@ -179,7 +180,7 @@ func TestAsyncPreemptOff(t *testing.T) {
 		if c.godebug != "" {
 			env = envOf("GODEBUG", c.godebug)
 		}
-		if got := asyncPreemptOff(env, c.build); got != c.want {
+		if got := signals.AsyncPreemptOff(env, c.build); got != c.want {
 			t.Errorf("GODEBUG=%q, build %q: %v, want %v", c.godebug, c.build, got, c.want)
 		}
 		cfg, _, err := ParseDumbInit([]string{"dumb-init", "x"}, env, c.build, io.Discard)

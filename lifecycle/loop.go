@@ -15,6 +15,7 @@ import (
 	"github.com/tend-init/tend/health"
 	"github.com/tend-init/tend/hooks"
 	"github.com/tend-init/tend/internal/user"
+	"github.com/tend-init/tend/notify"
 	"github.com/tend-init/tend/oom"
 	"github.com/tend-init/tend/plan"
 	"github.com/tend-init/tend/reaper"
@@ -55,7 +56,7 @@ type Loop struct {
 	exits     []reaper.Exit
 	oom       oom.Watch          // OOM kills in tend's memory cgroup
 	sockets   activation.Sockets // socket activation: the sockets offered to tend, until the app has them
-	note      notifier           // sd_notify, outward and inward (notify.go)
+	note      *notify.Link       // sd_notify, outward and inward (package notify; tell.go)
 	stopWatch func()             // ends the --reload-on watcher (reload.go)
 }
 
@@ -96,10 +97,10 @@ func New(cfg plan.Config, stderr io.Writer) (l *Loop, err error) {
 			loop.sockets.Close() // no app will ever have them: a failed set-up, pause mode
 		}
 		if err != nil {
-			loop.closeNotify()
+			loop.note.Close()
 		}
 	}()
-	if env, err = l.setupNotify(env); err != nil {
+	if l.note, l.sockets.AppEnv, env, err = notify.Setup(l.log.Logger, cfg.Notify, cfg.NotifyPass, l.sockets.AppEnv, env); err != nil {
 		return nil, err
 	}
 	l.m = newMachine(&l.cfg, l.log, l, time.Now, env)
@@ -220,7 +221,7 @@ func (l *Loop) setSubreaper() error {
 	if !l.cfg.WarnNotReaper {
 		return nil
 	}
-	if init := pid1Init(); init != "" {
+	if init := reaper.PID1Init(); init != "" {
 		// A sidecar in a shared-PID pod: the pod's init reaps.
 		l.log.Infof("tend is not PID 1 and not a child subreaper: orphans go to PID 1 (%s), an init that reaps them; tend's drain does not reach them (-s keeps them in tend's tree)", init)
 		return nil
@@ -257,7 +258,7 @@ func (l *Loop) Run(ctx context.Context) int {
 	defer l.stopWait()
 	defer l.stopWatch()
 	defer l.closeServer()
-	defer l.closeNotify()
+	defer l.note.Close()
 	beat, stopBeat := l.serve()
 	defer stopBeat()
 	var appDone <-chan reaper.Exit
@@ -276,7 +277,7 @@ func (l *Loop) Run(ctx context.Context) int {
 	timer.Stop()
 	var armed time.Time
 	ctxDone := ctx.Done()
-	inbox := l.inbox()
+	inbox := l.note.Inbox()
 	for l.m.st.phase != phaseDone {
 		// One timer serves every deadline the machine keeps.
 		if d := l.m.deadline(); !d.Equal(armed) {
@@ -316,13 +317,13 @@ func (l *Loop) Run(ctx context.Context) int {
 		case <-ctxDone:
 			ctxDone = nil
 			ev = cancelled{}
-		case <-l.note.dog:
+		case <-l.note.Watchdog():
 			l.watchdogPing()
 			continue
 		case msg, ok := <-inbox:
 			if !ok {
 				inbox = nil
-				l.inboxClosed()
+				l.note.InboxClosed()
 				continue
 			}
 			ev = notified{msg}

@@ -16,14 +16,6 @@ import (
 // (package watch) only sends snapshots of the watched bytes; the machine
 // compares them with what the app was last given and decides.
 
-// The watcher's debounce. A kubelet swap is a handful of events within a
-// millisecond; an editor's save a few more within some; a directory
-// written to without pause is still looked at every reloadMost.
-const (
-	reloadQuiet = 100 * time.Millisecond
-	reloadMost  = 2 * time.Second
-)
-
 // reloadSeen is a snapshot the watcher took after a burst of changes.
 type reloadSeen struct{ snap watch.Snapshot }
 
@@ -34,35 +26,26 @@ type reloadState struct {
 	count   uint64         // reloads begun, for tend_reloads_total
 }
 
-// watchReload starts the watcher, before the app: its watches are in
-// place before the baseline is read, so no change between the two is
-// lost, and the baseline predates the app's own read.
+// watchReload starts the watcher (watch.Start), before the app: the
+// baseline predates the app's own read.
 func (l *Loop) watchReload() error {
 	if len(l.cfg.ReloadOn) == 0 {
 		return nil
 	}
-	w, err := watch.New(l.cfg.ReloadOn)
+	base, stop, err := watch.Start(l.cfg.ReloadOn, func(s watch.Snapshot, stopped <-chan struct{}) {
+		select {
+		case l.events <- reloadSeen{s}:
+		case <-stopped: // the loop has returned and reads no more
+		}
+	}, func(err error) {
+		l.log.With(errField(err)).Errorf("reload: the watcher stopped: %v", err)
+	})
 	if err != nil {
 		return fmt.Errorf("--reload-on: %w", err)
 	}
-	l.m.st.reload.applied = watch.Take(l.cfg.ReloadOn)
-	done := make(chan struct{})
-	l.stopWatch = func() {
-		close(done)
-		_ = w.Close() // ends Run; nothing to flush
-	}
+	l.m.st.reload.applied = base
+	l.stopWatch = stop
 	l.log.With(slog.Int("paths", len(l.cfg.ReloadOn))).Infof("reload: watching %s", strings.Join(quoteAll(l.cfg.ReloadOn), ", "))
-	go func() {
-		err := w.Run(reloadQuiet, reloadMost, func(s watch.Snapshot) {
-			select {
-			case l.events <- reloadSeen{s}:
-			case <-done: // the loop has returned and reads no more
-			}
-		})
-		if err != nil {
-			l.log.With(errField(err)).Errorf("reload: the watcher stopped: %v", err)
-		}
-	}()
 	return nil
 }
 

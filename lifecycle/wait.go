@@ -35,23 +35,6 @@ type waitRun struct {
 // waitProgress is how often the log says what is still awaited.
 const waitProgress = 5 * time.Second
 
-// Backoff between attempts at one dependency: a refused connection fails
-// at once, so the first retries come quickly and later ones settle at
-// waitBackoffCap (dockerize retries every 1 s, wait-for-it every 1 s).
-const (
-	waitBackoffFirst = 50 * time.Millisecond
-	waitBackoffCap   = 500 * time.Millisecond
-)
-
-// waitBackoff is the pause after the nth failed attempt (n from 1).
-func waitBackoff(n int) time.Duration {
-	d := waitBackoffFirst
-	for i := 1; i < n && d < waitBackoffCap; i++ {
-		d *= 2
-	}
-	return min(d, waitBackoffCap)
-}
-
 // beginWait starts every dependency's attempts at once.
 func (m *machine) beginWait() {
 	n := len(m.cfg.WaitFor)
@@ -193,7 +176,7 @@ func (l *Loop) startWait(runs []waitRun) {
 	l.stopWaiting = cancel
 	for _, r := range runs {
 		x := probe.Deps{Starter: l.childStarter(nil), Env: r.env, UserAgent: probe.UserAgent(l.cfg.Version)}
-		go attemptUntilUp(ctx, r.wait, x, func(err error) bool {
+		go probe.UntilUp(ctx, r.wait.Handler, r.wait.Timeout, x, func(err error) bool {
 			select {
 			case l.events <- waitDone{idx: r.idx, err: err}:
 				return true
@@ -205,22 +188,3 @@ func (l *Loop) startWait(runs []waitRun) {
 }
 
 func (l *Loop) stopWait() { l.stopWaiting() }
-
-// attemptUntilUp attempts w until it passes once, ctx ends or report
-// returns false, with waitBackoff between failures. An attempt cut short
-// because ctx ended is not reported, as probe.Run.
-func attemptUntilUp(ctx context.Context, w plan.Wait, x probe.Deps, report func(error) bool) {
-	for n := 1; ; n++ {
-		err := w.Handler.Attempt(ctx, x, w.Timeout)
-		if ctx.Err() != nil || !report(err) || err == nil {
-			return
-		}
-		t := time.NewTimer(waitBackoff(n))
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return
-		case <-t.C:
-		}
-	}
-}

@@ -107,7 +107,7 @@ func TestPID1WaitFor(t *testing.T) {
 		_ = cmd.Wait() // its status is the helper's, already checked via RESULT
 	}
 	slices.Sort(took)
-	t.Logf("port open -> app start: median %s (min %s, max %s, 5 runs, backoff cap %s)", took[2].Round(time.Millisecond), took[0].Round(time.Millisecond), took[4].Round(time.Millisecond), waitBackoffCap)
+	t.Logf("port open -> app start: median %s (min %s, max %s, 5 runs, backoff cap %s)", took[2].Round(time.Millisecond), took[0].Round(time.Millisecond), took[4].Round(time.Millisecond), probe.BackoffCap)
 }
 
 // TestPID1WaitEndsWithoutApp: TERM during the wait, and the timeout, end

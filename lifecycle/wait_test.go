@@ -155,19 +155,6 @@ func TestWaitHealthAndProgress(t *testing.T) {
 	}
 }
 
-// TestWaitBackoff: short first retries, capped.
-func TestWaitBackoff(t *testing.T) {
-	want := []time.Duration{50 * time.Millisecond, 100 * time.Millisecond, 200 * time.Millisecond, 400 * time.Millisecond, 500 * time.Millisecond, 500 * time.Millisecond}
-	for i, w := range want {
-		if got := waitBackoff(i + 1); got != w {
-			t.Errorf("waitBackoff(%d) = %s, want %s", i+1, got, w)
-		}
-	}
-	if got := waitBackoff(1000); got != waitBackoffCap {
-		t.Errorf("waitBackoff(1000) = %s", got)
-	}
-}
-
 // TestWaitManagerStatus: while waiting, the STATUS= line tend sends its
 // own manager (sd_notify) names what is awaited, and READY=1 is not sent.
 func TestWaitManagerStatus(t *testing.T) {

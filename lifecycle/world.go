@@ -1,16 +1,12 @@
 package lifecycle
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"log/slog"
 	"os"
 	"os/exec"
-	"slices"
-	"strconv"
-	"strings"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -173,71 +169,5 @@ func (l *Loop) signalRest(sig unix.Signal) string {
 	return fmt.Sprintf("%d descendant(s)", n)
 }
 
-// groupChild finds, among tend's descendants, the lowest pid left in the
-// process group pgid, and its command name. Both are read from /proc with
-// fixed buffers (a stat line's first 512 bytes hold the group; comm is at
-// most 16 bytes), so a process cannot make tend read more.
-func (l *Loop) groupChild(pgid int) (int, string) {
-	pids, err := reaper.Descendants(os.Getpid())
-	if err != nil {
-		return 0, ""
-	}
-	best := 0
-	var stat [512]byte
-	for _, pid := range pids {
-		b, err := reaper.ReadRaw("/proc/"+strconv.Itoa(pid)+"/stat", stat[:])
-		if err != nil {
-			continue // exited since the listing
-		}
-		if g, ok := statPgrp(b); ok && g == pgid && (best == 0 || pid < best) {
-			best = pid
-		}
-	}
-	if best == 0 {
-		return 0, ""
-	}
-	var comm [64]byte
-	b, err := reaper.ReadRaw("/proc/"+strconv.Itoa(best)+"/comm", comm[:])
-	if err != nil {
-		return best, "?"
-	}
-	return best, strings.TrimSuffix(string(b), "\n")
-}
-
-// statPgrp is field 5 of a /proc/PID/stat line, read after the last ')'
-// as ttyNr reads field 7.
-func statPgrp(stat []byte) (int, bool) {
-	i := bytes.LastIndexByte(stat, ')')
-	if i < 0 {
-		return 0, false
-	}
-	f := bytes.Fields(stat[i+1:]) // state ppid pgrp ...
-	if len(f) < 3 {
-		return 0, false
-	}
-	g, err := strconv.Atoi(string(f[2]))
-	return g, err == nil
-}
-
-// containerInits are the command names of the inits a container or pod
-// runs as PID 1, each of which reaps every orphan: Kubernetes' pause,
-// podman's catatonit (its pods' infra container), tini (docker --init's
-// docker-init), dumb-init, and tend.
-var containerInits = []string{"pause", "catatonit", "tini", "tini-static", "docker-init", "dumb-init", "tend"}
-
-// pid1Init names PID 1 when it is one of containerInits, read from
-// /proc/1/comm (at most 64 bytes; the kernel's limit is 16); "" otherwise,
-// or when it cannot be read. A host's systemd is left out: there the
-// warning stays tini's.
-func pid1Init() string {
-	var buf [64]byte
-	b, err := reaper.ReadRaw("/proc/1/comm", buf[:])
-	if err != nil {
-		return ""
-	}
-	comm := strings.TrimSuffix(string(b), "\n")
-	if slices.Contains(containerInits, comm) {
-		return comm
-	}
-	return ""
-}
+// groupChild is reaper.GroupChild among tend's descendants.
+func (l *Loop) groupChild(pgid int) (int, string) { return reaper.GroupChild(os.Getpid(), pgid) }

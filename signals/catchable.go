@@ -3,6 +3,7 @@ package signals
 import (
 	"os"
 	"os/signal"
+	"strings"
 
 	"golang.org/x/sys/unix"
 )
@@ -94,4 +95,31 @@ func ListenCatchable(stop unix.Signal, pipe, urg bool) *Channels {
 	signal.Notify(c.Stop, stops...)
 	signal.Notify(c.Forward, fwd...)
 	return c
+}
+
+// AsyncPreemptOff reports whether the Go runtime runs with asynchronous
+// preemption off, so that it never sends tend a SIGURG of its own and
+// ListenCatchable may forward URG: when GODEBUG says so, or else when the
+// build set it (buildGodebug: the Makefile's -X
+// runtime.godebugDefault=asyncpreemptoff=1), as the runtime decides it (runtime1.go, parsedebugvars: the build's defaults, then
+// GODEBUG, the last setting of a name winning).
+func AsyncPreemptOff(env func(string) (string, bool), buildGodebug string) bool {
+	if g, ok := env("GODEBUG"); ok {
+		if v, ok := lastSetting(g, "asyncpreemptoff"); ok {
+			return v == "1"
+		}
+	}
+	v, ok := lastSetting(buildGodebug, "asyncpreemptoff")
+	return ok && v == "1"
+}
+
+// lastSetting is the value of the last name=value for name in a GODEBUG
+// list.
+func lastSetting(list, name string) (val string, ok bool) {
+	for _, kv := range strings.Split(list, ",") {
+		if k, v, found := strings.Cut(strings.TrimSpace(kv), "="); found && k == name {
+			val, ok = v, true
+		}
+	}
+	return val, ok
 }

@@ -138,3 +138,36 @@ func (w *Watcher) Run(quiet, most time.Duration, send func(Snapshot)) error {
 
 // Close ends Run.
 func (w *Watcher) Close() error { return w.f.Close() }
+
+// The debounce Start gives Run. A kubelet swap is a handful of events
+// within a millisecond; an editor's save a few more within some; a
+// directory written to without pause is still looked at every Most.
+const (
+	Quiet = 100 * time.Millisecond
+	Most  = 2 * time.Second
+)
+
+// Start watches paths, then takes the baseline: the watches are in place
+// before it is read, so no change between the two is lost. Run goes on a
+// goroutine of its own, which hands each snapshot to send with a channel
+// that stop closes (send must return once it is closed: the reader has
+// gone), and gives failed the error that ended it. stop ends the
+// goroutine.
+func Start(paths []string, send func(s Snapshot, stopped <-chan struct{}), failed func(error)) (base Snapshot, stop func(), err error) {
+	w, err := New(paths)
+	if err != nil {
+		return nil, nil, err
+	}
+	base = Take(paths)
+	done := make(chan struct{})
+	stop = func() {
+		close(done)
+		_ = w.Close() // ends Run; nothing to flush
+	}
+	go func() {
+		if err := w.Run(Quiet, Most, func(s Snapshot) { send(s, done) }); err != nil {
+			failed(err)
+		}
+	}()
+	return base, stop, nil
+}
