@@ -89,7 +89,7 @@ func flagSpecs() []flagSpec {
 			usage: "bound each hook run by `DUR`", def: d.HookTimeout.String()},
 		{long: "grace-period", kind: kindValue, env: []string{"TEND_GRACE_PERIOD"},
 			usage: "time from the start of a stop to SIGKILL, `DUR`; unset and without post-stop, a stop the runtime asks for gets no SIGKILL from tend and one tend begins " + plan.KubeletGracePeriod.String(),
-			def: d.GracePeriod.String() + " with a post-stop hook"},
+			def:   d.GracePeriod.String() + " with a post-stop hook"},
 		{long: "drain-timeout", kind: kindValue, env: []string{"TEND_DRAIN_TIMEOUT"},
 			usage: "time the rest of the tree gets after the app exits, `DUR`", def: d.DrainTimeout.String()},
 		{long: "wait-for", kind: kindList, env: []string{"TEND_WAIT_FOR"}, splitEnv: splitLines,
