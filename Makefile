@@ -174,7 +174,7 @@ image: release
 image-check: deps
 	TEND_REQUIRE_CONTAINERS=1 $(GO) test -count=1 -run '^TestMultiArchImage$$' -v ./examples
 
-# recipes builds the README's recipes (nginx, PostgreSQL, Redis) as the
+# recipes builds the README's recipes (nginx, PostgreSQL, Redis, gunicorn, Node.js) as the
 # README shows them, on a Debian bookworm root that examples/recipes/base.sh
 # makes with debootstrap, and checks each with podman
 # (examples/recipes_*_test.go). They build only with -tags recipes, so the
