@@ -28,6 +28,12 @@ command -v systemd-socket-activate >/dev/null || need+=(systemd)
 # dumb-init's own suite (make dumb-init-suite): pytest, and ps for its
 # test-zombies.
 /usr/bin/python3 -c 'import pytest' 2>/dev/null || need+=(python3-pytest)
+# grpcio's own servers, plain and TLS, for the grpc(s):// probe and --check
+# tests (grpc/grpcio_test.go, blackbox_checkgrpcs_test.go).
+/usr/bin/python3 -c 'import grpc' 2>/dev/null || need+=(python3-grpcio)
+# Debian's catatonit, side by side with tend's catatonit mode
+# (blackbox_catatonit_test.go, examples/catatonit_test.go).
+command -v catatonit >/dev/null || need+=(catatonit)
 command -v ps >/dev/null || need+=(procps)
 [ ${#need[@]} -eq 0 ] && exit 0
 SUDO=""
