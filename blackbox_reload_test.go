@@ -164,3 +164,23 @@ func TestReloadAction(t *testing.T) {
 		t.Fatalf("--reload sends no signal:\n%s", p.stdout)
 	}
 }
+
+// TestReloadOnNotAFile: --reload-on a path that is neither a regular file
+// nor a directory (a device, a FIFO) is watched, but its bytes are never
+// read, so tend warns once at start at the default verbosity.
+func TestReloadOnNotAFile(t *testing.T) {
+	fifo := filepath.Join(t.TempDir(), "conf")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, path := range []string{"/dev/zero", fifo} {
+		code, _, errOut := runTend(t, opts{}, "-s", "--reload-on", path, "--", "true")
+		if code != 0 || !strings.Contains(errOut, "WARN: reload: \""+path+"\" is not a regular file") {
+			t.Errorf("--reload-on %s: exit %d, want 0 and one warning:\n%s", path, code, errOut)
+		}
+	}
+	code, _, errOut := runTend(t, opts{}, "-s", "--reload-on", t.TempDir(), "--", "true")
+	if code != 0 || strings.Contains(errOut, "reload:") {
+		t.Errorf("--reload-on a directory: exit %d, want 0 and no warning:\n%s", code, errOut)
+	}
+}

@@ -3,6 +3,7 @@ package lifecycle
 import (
 	"fmt"
 	"log/slog"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -46,6 +47,14 @@ func (l *Loop) watchReload() error {
 	l.m.st.reload.applied = base
 	l.stopWatch = stop
 	l.log.With(slog.Int("paths", len(l.cfg.ReloadOn))).Infof("reload: watching %s", strings.Join(quoteAll(l.cfg.ReloadOn), ", "))
+	for _, p := range l.cfg.ReloadOn {
+		// A FIFO or a device (--reload-on /dev/zero by mistake) is never
+		// read, so its bytes never change: say so once, rather than watch
+		// in silence for a reload that cannot come.
+		if n := base[filepath.Clean(p)]; strings.HasPrefix(n, "(not a regular file") {
+			l.log.Warnf("reload: %s is %s: it cannot trigger a reload until a file or directory takes its place", excerpt.Quote(p), strings.Trim(n, "()"))
+		}
+	}
 	return nil
 }
 
