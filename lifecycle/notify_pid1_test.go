@@ -1,10 +1,8 @@
 package lifecycle
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -134,27 +132,7 @@ func startNotifyHelper(t *testing.T, c notifyCase, env ...string) (cmd *exec.Cmd
 	if os.Getuid() != 0 {
 		t.Skip("the notify PID-1 tests run as root (the manager socket is the test's, outside a user namespace)")
 	}
-	b, _ := json.Marshal(c)
-	cmd = exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(append(os.Environ(), helperEnv+"="+notifyMode, "TEND_TEST_ARGS="+string(b)), env...)
-	cmd.Stderr = os.Stderr
-	cmd.SysProcAttr = &syscall.SysProcAttr{Cloneflags: syscall.CLONE_NEWPID | syscall.CLONE_NEWNS}
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		if errors.Is(err, syscall.EPERM) || errors.Is(err, syscall.EINVAL) {
-			t.Skipf("cannot create a PID namespace here: %v", err)
-		}
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = stdin.Close(); _ = cmd.Process.Kill(); _ = cmd.Wait() })
-	r := bufio.NewReader(stdout)
+	cmd, stdin, r := pid1With(t, notifyMode, c, env...)
 	return cmd, stdin, func() string { return readUntil(t, r, "RESULT", 60*time.Second) }
 }
 

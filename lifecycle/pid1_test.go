@@ -122,9 +122,16 @@ func hasChildren() bool {
 // namespace when not root), in helper mode.
 func pid1(t *testing.T, mode string, args ...string) (*exec.Cmd, io.WriteCloser, *bufio.Reader) {
 	t.Helper()
-	b, _ := json.Marshal(args)
+	return pid1With(t, mode, args)
+}
+
+// pid1With is pid1 with any payload for the helper (as JSON in
+// TEND_TEST_ARGS) and env added to the environment.
+func pid1With(t *testing.T, mode string, payload any, env ...string) (*exec.Cmd, io.WriteCloser, *bufio.Reader) {
+	t.Helper()
+	b, _ := json.Marshal(payload)
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), helperEnv+"="+mode, "TEND_TEST_ARGS="+string(b))
+	cmd.Env = append(append(os.Environ(), helperEnv+"="+mode, "TEND_TEST_ARGS="+string(b)), env...)
 	cmd.Stderr = os.Stderr
 	// A mount namespace too, so a helper can mount its own /proc.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Cloneflags: syscall.CLONE_NEWPID | syscall.CLONE_NEWNS}
