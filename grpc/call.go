@@ -9,8 +9,6 @@ import (
 	"io"
 	"net"
 	"os"
-	"strconv"
-	"strings"
 	"syscall"
 	"time"
 
@@ -76,7 +74,7 @@ func Check(ctx context.Context, t Target, service string) error {
 		if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, os.ErrDeadlineExceeded) || errors.Is(ctx.Err(), context.DeadlineExceeded) {
 			return &timeoutError{fmt.Sprintf("timeout: failed to connect service %s within %v", excerpt.Quote(addr), shown)}
 		}
-		return fmt.Errorf("failed to connect service at %s: %s", excerpt.Quote(addr), oneLine(err))
+		return fmt.Errorf("failed to connect service at %s: %s", excerpt.Quote(addr), excerpt.Escape(err.Error()))
 	}
 	defer func() { _ = nc.Close() }() // a close error changes no verdict
 	_ = nc.SetDeadline(deadline)      // cannot fail on a fresh TCP connection
@@ -110,7 +108,7 @@ func Check(ctx context.Context, t Target, service string) error {
 	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE) {
 		return fmt.Errorf("connection closed by the peer before the answer (%d frames received)", c.fr.count)
 	}
-	return errors.New(oneLine(err))
+	return errors.New(excerpt.Escape(err.Error())) // one line: a system error can quote an address the user wrote
 }
 
 // isVerdict reports an answer the server gave, as opposed to a broken call.
@@ -118,16 +116,6 @@ func isVerdict(err error) bool {
 	var s *StatusError
 	var u *UnhealthyError
 	return errors.As(err, &s) || errors.As(err, &u)
-}
-
-// oneLine keeps an error on one line: a system error can quote an address
-// the user wrote, and that can hold anything.
-func oneLine(err error) string {
-	s := err.Error()
-	if strings.ContainsFunc(s, func(r rune) bool { return r < 0x20 || r == 0x7f }) {
-		return strconv.Quote(s)
-	}
-	return s
 }
 
 // call is the state of one unary call on stream 1.
