@@ -2,7 +2,7 @@
 // the app, reaps every zombie, forwards signals, runs Kubernetes-style
 // lifecycle hooks, and exits with the app's exit code.
 //
-// Package main is the table of contents: config picks the mode and parses
+// Package main is the table of contents: mode picks the mode and parses
 // its command line into a task, then either --check makes its one
 // request, or lifecycle runs the app, or tend exits at once; main exits
 // with the code that comes back.
@@ -21,6 +21,7 @@ import (
 	_ "github.com/tend-init/tend/internal/oneproc" // GOMAXPROCS=1 before other inits: see its doc
 	"github.com/tend-init/tend/lifecycle"
 	"github.com/tend-init/tend/logger"
+	"github.com/tend-init/tend/mode"
 	"github.com/tend-init/tend/plan"
 	"github.com/tend-init/tend/probe"
 	"github.com/tend-init/tend/signals"
@@ -44,8 +45,8 @@ func run(ctx context.Context, args []string, env config.LookupEnv, stdout, stder
 	// exit code: unguarded, the Go runtime dies of the EPIPE's SIGPIPE,
 	// or, as PID 1 (where the kernel drops it), exits 2.
 	signals.GuardPipe()
-	mode, args := config.ModeOf(args, env)
-	task, err := mode.Parse(args, env, config.Build{Version: version, Godebug: godebug, Commit: commit}, stdout, stderr)
+	m, args := mode.Of(args, env)
+	task, err := m.Parse(args, env, mode.Build{Version: version, Godebug: godebug, Commit: commit}, stdout, stderr)
 	switch {
 	case err != nil:
 		// A flag error comes before the format is known.

@@ -12,7 +12,7 @@ import (
 var version string
 
 // commit is the revision tend was built from, short, as tini's version
-// line carries it (config.DockerInitVersion); "" when unknown.
+// line carries it (mode.DockerInitVersion); "" when unknown.
 var commit string
 
 func init() {

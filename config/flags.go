@@ -39,24 +39,10 @@ type flagSpec struct {
 }
 
 // flagSpecs is tend's flag table: -h, tend(1), the README's flag
-// reference and the parse all read it.
+// reference and the parse all read it, in this order.
 func flagSpecs() []flagSpec {
 	d := plan.Default()
-	return append([]flagSpec{
-		{long: "subreaper", short: "s", kind: kindBool, env: []string{"TEND_SUBREAPER", "TINI_SUBREAPER"},
-			presence: map[string]bool{"TINI_SUBREAPER": true},
-			usage:    "register as a child subreaper, for when tend is not PID 1"},
-		{long: "remap-exit", short: "e", kind: kindList, env: []string{"TEND_REMAP_EXIT"}, splitEnv: splitFields,
-			usage: "remap exit code `N` (0..255, after 128+signal) to 0; repeatable"},
-		{long: "kill-group", short: "g", kind: kindBool, env: []string{"TEND_KILL_GROUP", "TINI_KILL_PROCESS_GROUP"},
-			presence: map[string]bool{"TINI_KILL_PROCESS_GROUP": true},
-			usage:    "send forwarded signals to the app's process group"},
-		{long: "pdeathsig", short: "p", kind: kindValue, env: []string{"TEND_PDEATHSIG"},
-			usage: "set tend's own parent-death signal to `SIGNAME`"},
-		{long: "warn-on-reap", short: "w", kind: kindBool, env: []string{"TEND_WARN_ON_REAP"},
-			usage: "log each reaped process other than the app"},
-		{long: "verbose", short: "v", kind: kindCount, env: []string{"TEND_VERBOSITY", "TINI_VERBOSITY"},
-			usage: "more logging: -v info, -vv debug (default: warnings); variables take a number: 0 errors, 1 warnings, 2 info, 3 debug"},
+	return append(append(tiniSpecs(), []flagSpec{
 		{long: "log-format", kind: kindValue, env: []string{"TEND_LOG_FORMAT"},
 			usage: "write tend's log lines as `FORMAT`: text (tini's) or json (one object per line: time, level, msg, pid, fields)", def: "text"},
 		{long: "rewrite-signal", short: "r", kind: kindList, env: []string{"TEND_REWRITE_SIGNAL"}, splitEnv: splitFields,
@@ -121,7 +107,28 @@ func flagSpecs() []flagSpec {
 		{long: "check-ca", kind: kindValue, usage: "verify --check's https or grpcs server against the CA certificates in `FILE` (unverified without it, as the kubelet)"},
 		{long: "check-timeout", kind: kindValue, usage: "bound --check by `DUR`", def: defaultCheckTimeout.String()},
 		{long: "version", kind: kindBool, usage: "print the version and exit"},
-	}, probeKindSpecs()...)
+	}...), probeKindSpecs()...)
+}
+
+// tiniSpecs are tini's flags, first in the table: its letters, and its
+// TINI_* variables beside tend's (tini.c, parse_args and parse_env).
+func tiniSpecs() []flagSpec {
+	return []flagSpec{
+		{long: "subreaper", short: "s", kind: kindBool, env: []string{"TEND_SUBREAPER", "TINI_SUBREAPER"},
+			presence: map[string]bool{"TINI_SUBREAPER": true},
+			usage:    "register as a child subreaper, for when tend is not PID 1"},
+		{long: "remap-exit", short: "e", kind: kindList, env: []string{"TEND_REMAP_EXIT"}, splitEnv: splitFields,
+			usage: "remap exit code `N` (0..255, after 128+signal) to 0; repeatable"},
+		{long: "kill-group", short: "g", kind: kindBool, env: []string{"TEND_KILL_GROUP", "TINI_KILL_PROCESS_GROUP"},
+			presence: map[string]bool{"TINI_KILL_PROCESS_GROUP": true},
+			usage:    "send forwarded signals to the app's process group"},
+		{long: "pdeathsig", short: "p", kind: kindValue, env: []string{"TEND_PDEATHSIG"},
+			usage: "set tend's own parent-death signal to `SIGNAME`"},
+		{long: "warn-on-reap", short: "w", kind: kindBool, env: []string{"TEND_WARN_ON_REAP"},
+			usage: "log each reaped process other than the app"},
+		{long: "verbose", short: "v", kind: kindCount, env: []string{"TEND_VERBOSITY", "TINI_VERBOSITY"},
+			usage: "more logging: -v info, -vv debug (default: warnings); variables take a number: 0 errors, 1 warnings, 2 info, 3 debug"},
+	}
 }
 
 // probeSettings are the per-probe settings; each kind has its own flags,

@@ -2,9 +2,9 @@
 // into what tend runs: a plan.Config, or a --check. It holds the flag
 // table (flags.go), which is the one source of -h, of tend(1)
 // (manpage_test.go) and of the README's flag reference (readme_test.go);
-// the modes, one file each (mode.go, this file, dumbinit.go); reading a
-// flag, through package getopt, or else its variables (values.go); and
-// validation into plan.Config (config.go).
+// reading a flag, through package getopt, or else its variables
+// (values.go); and validation into plan.Config (config.go). The other
+// inits' command lines are package mode's; FromEnv is their way in.
 //
 // It parses and validates only: it starts nothing, and every rejection is
 // one line that exits 1 (plan.ExitCode).
@@ -19,6 +19,22 @@ import (
 	"github.com/tend-init/tend/plan"
 	"github.com/tend-init/tend/probe"
 )
+
+// FromEnv is tend's configuration from its TEND_* (and TINI_*) variables
+// alone, as Parse reads them with no flags: what another init's command
+// line (package mode) starts from. set reports whether a variable gives
+// the flag named long a value, so that the mode's own default for that
+// setting gives way to it.
+func FromEnv(env LookupEnv) (cfg *plan.Config, set func(long string) bool, err error) {
+	v, err := readValues(nil, env, flagSpecs())
+	if err == nil {
+		cfg, err = buildConfig(v)
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	return cfg, func(long string) bool { _, ok := v.str(long); return ok }, nil
+}
 
 // LookupEnv is os.LookupEnv, passed in so that tests control the
 // environment without mutating the process's.

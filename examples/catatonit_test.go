@@ -18,7 +18,7 @@ const debianCatatonit = "/usr/bin/catatonit"
 // podman 4.3 bind-mounts the file at /run/podman-init and runs
 // `/run/podman-init -- CMD...` whatever the file is (checked here for
 // both), so the name says nothing about the command line and only
-// TEND_MODE selects the catatonit mode there (config/catatonit.go).
+// TEND_MODE selects the catatonit mode there (mode/catatonit.go).
 // Both pass the app's exit code on, forward podman stop's TERM and reap
 // orphans; with an app that ignores TERM, `podman stop -t 8` ends with
 // podman's SIGKILL at 8 s under all three: catatonit never kills, tend's

@@ -3,7 +3,7 @@ package plan
 // Behaviour is what a mode's command line chooses beyond tend's flags:
 // named behaviours that the loop and the machine act on, never a mode.
 // Default is tend's own mode (tini's behaviour); a mode is a preset that
-// fills these, one file in package config each (config/dumbinit.go sets
+// fills these, one file in package mode each (mode/dumbinit.go sets
 // them as dumb-init 1.2.5 behaves: README, "Migrating from dumb-init").
 type Behaviour struct {
 	// ForwardCatchable: every catchable standard signal is caught and

@@ -10,7 +10,7 @@ import (
 // glibc's messages, checked against dumb-init 1.2.5 on Debian).
 func TestGetopt(t *testing.T) {
 	tini := Reader{GoFlags: true, Opts: []Option{{"subreaper", 's', false}, {"remap-exit", 'e', true}, {"grace-period", 0, true}}}
-	// dumb-init's "+hvVcr:" (config/dumbinit.go).
+	// dumb-init's "+hvVcr:" (mode/dumbinit.go).
 	dumb := Reader{Opts: []Option{{"help", 'h', false}, {"single-child", 'c', false}, {"rewrite", 'r', true}, {"verbose", 'v', false}, {"version", 'V', false}}}
 	for _, c := range []struct {
 		g    Reader

@@ -1,4 +1,4 @@
-package config
+package mode
 
 import (
 	"fmt"
@@ -8,6 +8,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/tend-init/tend/config"
 	"github.com/tend-init/tend/internal/getopt"
 	"github.com/tend-init/tend/logger"
 	"github.com/tend-init/tend/plan"
@@ -24,7 +25,7 @@ import (
 // CatatonitMode reports whether tend runs as catatonit: when installed or
 // linked as catatonit (the basename of argv[0]), or when
 // TEND_MODE=catatonit. argv[0] is kept: glibc's messages name it.
-func CatatonitMode(args []string, env LookupEnv) ([]string, bool) {
+func CatatonitMode(args []string, env config.LookupEnv) ([]string, bool) {
 	if len(args) == 0 {
 		return args, false
 	}
@@ -36,7 +37,7 @@ func CatatonitMode(args []string, env LookupEnv) ([]string, bool) {
 }
 
 var catatonitMode = Mode{Name: "catatonit", Selects: CatatonitMode,
-	Parse: func(args []string, env LookupEnv, b Build, stdout, stderr io.Writer) (Task, error) {
+	Parse: func(args []string, env config.LookupEnv, b Build, stdout, stderr io.Writer) (Task, error) {
 		cfg, code, err := ParseCatatonit(args, env, b, os.Getpid(), stdout, stderr)
 		return Task{Run: cfg, Exit: code}, err
 	}}
@@ -51,10 +52,10 @@ var catatonitOptions = []getopt.Option{
 // argv[0].
 const catatonitUsage = "usage: catatonit [-ghLPV] [--] <progname> [<arguments>...]\n"
 
-// ParseCatatonit is Parse for the catatonit mode: catatonit's command
-// line read as catatonit.c (main) reads it, its messages and exit codes
-// included, over tend's TEND_* variables, which keep every feature of
-// tend's own. A nil config and a nil error mean tend is done (-h, -L, -V,
+// ParseCatatonit is config.Parse for the catatonit mode: catatonit's
+// command line read as catatonit.c (main) reads it, its messages and exit
+// codes included, over tend's TEND_* variables, which keep every feature
+// of tend's own. A nil config and a nil error mean tend is done (-h, -L, -V,
 // a usage error), written already; code is then the exit code. pid is
 // tend's, which catatonit's error lines carry.
 //
@@ -62,7 +63,7 @@ const catatonitUsage = "usage: catatonit [-ghLPV] [--] <progname> [<arguments>..
 // catatonit's (`catatonit sh -c x` is "invalid option -- 'c'"), so a
 // program with flags needs "--", as podman writes it; POSIXLY_CORRECT
 // stops at the program, as glibc does.
-func ParseCatatonit(args []string, env LookupEnv, b Build, pid int, stdout, stderr io.Writer) (cfg *plan.Config, code int, err error) {
+func ParseCatatonit(args []string, env config.LookupEnv, b Build, pid int, stdout, stderr io.Writer) (cfg *plan.Config, code int, err error) {
 	errorf := func(format string, a ...any) {
 		_, _ = fmt.Fprintf(stderr, "ERROR (catatonit:%d): "+format+"\n", append([]any{pid}, a...)...) // stderr gone: the code tells
 	}
@@ -126,14 +127,10 @@ func ParseCatatonit(args []string, env LookupEnv, b Build, pid int, stdout, stde
 }
 
 // catatonitConfig is tend's configuration for catatonit's command line:
-// the TEND_* variables read as Parse reads them, catatonit's behaviour
-// where they say nothing.
-func catatonitConfig(args []string, group, pause bool, env LookupEnv, b Build, pid int) (*plan.Config, error) {
-	v, err := readValues(nil, env, flagSpecs())
-	if err != nil {
-		return nil, err
-	}
-	cfg, err := buildConfig(v)
+// the TEND_* variables read as config.Parse reads them, catatonit's
+// behaviour where they say nothing.
+func catatonitConfig(args []string, group, pause bool, env config.LookupEnv, b Build, pid int) (*plan.Config, error) {
+	cfg, set, err := config.FromEnv(env)
 	if err != nil {
 		return nil, err
 	}
@@ -142,7 +139,7 @@ func catatonitConfig(args []string, group, pause bool, env LookupEnv, b Build, p
 	// main: not PID 1, it sets the child-subreaper bit, or exits 1.
 	cfg.Subreaper = true
 	// _log: errors only, every level with CATATONIT_DEBUG (any value).
-	if _, set := v.str("verbose"); !set {
+	if !set("verbose") {
 		cfg.Verbosity = logger.LevelError
 		if _, debug := env("CATATONIT_DEBUG"); debug {
 			cfg.Verbosity = logger.LevelDebug
@@ -157,7 +154,7 @@ func catatonitConfig(args []string, group, pause bool, env LookupEnv, b Build, p
 			cfg.Rewrite[s] = 0
 		}
 	}
-	_, graceKill := v.str("grace-period")
+	graceKill := set("grace-period")
 	cfg.Behaviour = plan.Behaviour{
 		ForwardCatchable: true,
 		ForwardURG:       signals.AsyncPreemptOff(env, b.Godebug),

@@ -1,9 +1,11 @@
-package config
+package mode
 
 import (
 	"io"
 	"path/filepath"
 	"strings"
+
+	"github.com/tend-init/tend/config"
 )
 
 // The docker-init mode: tend installed as Docker's init (dockerd's
@@ -14,12 +16,12 @@ import (
 
 // DockerInitMode reports whether tend runs as docker-init: the basename
 // of argv[0].
-func DockerInitMode(args []string, _ LookupEnv) ([]string, bool) {
+func DockerInitMode(args []string, _ config.LookupEnv) ([]string, bool) {
 	return args, len(args) > 0 && filepath.Base(args[0]) == "docker-init"
 }
 
 var dockerInitMode = Mode{Name: "docker-init", Selects: DockerInitMode,
-	Parse: func(args []string, env LookupEnv, b Build, stdout, stderr io.Writer) (Task, error) {
+	Parse: func(args []string, env config.LookupEnv, b Build, stdout, stderr io.Writer) (Task, error) {
 		// tini.c (parse_args): --version only as the only argument.
 		if len(args) == 2 && args[1] == "--version" {
 			_, _ = io.WriteString(stdout, DockerInitVersion(b)) // stdout gone: nothing to tell

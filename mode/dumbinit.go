@@ -1,4 +1,4 @@
-package config
+package mode
 
 import (
 	"fmt"
@@ -7,6 +7,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/tend-init/tend/config"
 	"github.com/tend-init/tend/internal/getopt"
 	"github.com/tend-init/tend/logger"
 	"github.com/tend-init/tend/plan"
@@ -26,7 +27,7 @@ const dumbInitMaxSig = 31
 // argv[0]), when --dumb-init is the first argument (dropped here), or
 // when TEND_MODE=dumb-init. argv[0] is kept, since dumb-init's messages
 // name it.
-func DumbInitMode(args []string, env LookupEnv) ([]string, bool) {
+func DumbInitMode(args []string, env config.LookupEnv) ([]string, bool) {
 	if len(args) == 0 {
 		return args, false
 	}
@@ -45,7 +46,7 @@ func DumbInitMode(args []string, env LookupEnv) ([]string, bool) {
 // dumbInitMode is tend installed or invoked as dumb-init: its command
 // line, its behaviour (README, "Migrating from dumb-init").
 var dumbInitMode = Mode{Name: "dumb-init", Selects: DumbInitMode,
-	Parse: func(args []string, env LookupEnv, b Build, _, stderr io.Writer) (Task, error) {
+	Parse: func(args []string, env config.LookupEnv, b Build, _, stderr io.Writer) (Task, error) {
 		cfg, code, err := ParseDumbInit(args, env, b.Godebug, stderr)
 		if cfg != nil {
 			cfg.Version = b.Version // tend's, for the User-Agent and /metrics
@@ -79,10 +80,10 @@ func (d *dumbInitArgs) debugf(w io.Writer, line string) {
 	}
 }
 
-// ParseDumbInit is Parse for the dumb-init mode: dumb-init's command line
-// and variables, read exactly as dumb-init 1.2.5 does (dumb-init.c,
-// parse_command, messages included), over tend's TEND_* (and TINI_*)
-// variables, which keep every feature of tend's own. A nil config and a
+// ParseDumbInit is config.Parse for the dumb-init mode: dumb-init's
+// command line and variables, read exactly as dumb-init 1.2.5 does
+// (dumb-init.c, parse_command, messages included), over tend's TEND_*
+// (and TINI_*) variables, which keep every feature of tend's own. A nil config and a
 // nil error mean tend is done: -h, -V, a usage error or a bad -r, written
 // to stderr; code is then the exit code. An error is a TEND_* variable's.
 //
@@ -94,7 +95,7 @@ func (d *dumbInitArgs) debugf(w io.Writer, line string) {
 //
 // buildGodebug is the GODEBUG defaults tend was built with (package
 // main's godebug).
-func ParseDumbInit(args []string, env LookupEnv, buildGodebug string, stderr io.Writer) (cfg *plan.Config, code int, err error) {
+func ParseDumbInit(args []string, env config.LookupEnv, buildGodebug string, stderr io.Writer) (cfg *plan.Config, code int, err error) {
 	prog := "dumb-init"
 	if len(args) > 0 {
 		prog = args[0]
@@ -159,20 +160,16 @@ func ParseDumbInit(args []string, env LookupEnv, buildGodebug string, stderr io.
 }
 
 // config is tend's configuration for dumb-init's command line d: the
-// TEND_* variables read as Parse reads them, with d over them.
-func (d *dumbInitArgs) config(env LookupEnv, buildGodebug string) (*plan.Config, error) {
-	v, err := readValues(nil, env, flagSpecs())
-	if err != nil {
-		return nil, err
-	}
-	cfg, err := buildConfig(v)
+// TEND_* variables read as config.Parse reads them, with d over them.
+func (d *dumbInitArgs) config(env config.LookupEnv, buildGodebug string) (*plan.Config, error) {
+	cfg, set, err := config.FromEnv(env)
 	if err != nil {
 		return nil, err
 	}
 	cfg.Args = d.args
-	cfg.Behaviour = d.behaviour(v, env, buildGodebug)
+	cfg.Behaviour = d.behaviour(set, env, buildGodebug)
 	cfg.KillGroup = cfg.KillGroup || d.setsid
-	if _, set := v.str("verbose"); !set {
+	if !set("verbose") {
 		cfg.Verbosity = logger.LevelError
 	}
 	for from, to := range d.rewrite {
@@ -186,10 +183,10 @@ func (d *dumbInitArgs) config(env LookupEnv, buildGodebug string) (*plan.Config,
 
 // behaviour is how dumb-init 1.2.5 behaves (dumb-init.c), for
 // lifecycle's loop. A setting is the user's when its variable is set, as
-// values reads it; dumb-init's default holds otherwise.
-func (d *dumbInitArgs) behaviour(v values, env LookupEnv, buildGodebug string) plan.Behaviour {
+// config reads it; dumb-init's default holds otherwise.
+func (d *dumbInitArgs) behaviour(set func(string) bool, env config.LookupEnv, buildGodebug string) plan.Behaviour {
 	// dumb-init never kills; TEND_GRACE_PERIOD asks for tend's SIGKILL.
-	_, graceKill := v.str("grace-period")
+	graceKill := set("grace-period")
 	group := plan.GroupShared // -c: the app stays in dumb-init's group
 	if d.setsid {
 		group = plan.GroupSession

@@ -1,4 +1,4 @@
-package config
+package mode
 
 import (
 	"errors"
@@ -51,12 +51,12 @@ func TestDockerInitVersion(t *testing.T) {
 	}
 	// The mode: --version alone, as tini takes it; anything else is tend's.
 	var out strings.Builder
-	m, args := ModeOf([]string{"/usr/bin/docker-init", "--version"}, envOf())
+	m, args := Of([]string{"/usr/bin/docker-init", "--version"}, envOf())
 	task, err := m.Parse(args, envOf(), Build{Version: "v2", Commit: "1234567"}, &out, io.Discard)
 	if err != nil || task.Run != nil || task.Exit != 0 || out.String() != "tini version 2 - git.1234567\n" {
 		t.Errorf("docker-init --version: %+v %v %q", task, err, out.String())
 	}
-	m, args = ModeOf([]string{"docker-init", "--", "app", "--version"}, envOf())
+	m, args = Of([]string{"docker-init", "--", "app", "--version"}, envOf())
 	if task, err = m.Parse(args, envOf(), Build{}, io.Discard, io.Discard); err != nil || task.Run == nil || task.Run.Args[0] != "app" {
 		t.Errorf("docker-init -- app: %+v %v", task, err)
 	}

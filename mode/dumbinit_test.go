@@ -1,4 +1,4 @@
-package config
+package mode
 
 import (
 	"bytes"
@@ -191,7 +191,7 @@ func TestAsyncPreemptOff(t *testing.T) {
 }
 
 // TestDumbInitBehaviour: the preset dumb-init's command line fills, field
-// by field (dumb-init.c, as config/dumbinit.go cites it), and tend's own
+// by field (dumb-init.c, as mode/dumbinit.go cites it), and tend's own
 // defaults beside it: a mode is these values, nothing the loop tests for.
 func TestDumbInitBehaviour(t *testing.T) {
 	want := plan.Behaviour{ForwardCatchable: true, SuspendOnJobStop: true, AppGroup: plan.GroupSession,

@@ -1,10 +1,21 @@
-package config
+package mode
 
 import (
 	"io"
 	"strings"
 	"testing"
+
+	"github.com/tend-init/tend/config"
 )
+
+// envOf is an environment of name, value pairs, for config.LookupEnv.
+func envOf(kv ...string) config.LookupEnv {
+	m := map[string]string{}
+	for i := 0; i+1 < len(kv); i += 2 {
+		m[kv[i]] = kv[i+1]
+	}
+	return func(k string) (string, bool) { v, ok := m[k]; return v, ok }
+}
 
 // TestModeOf: the mode each way of asking selects, and the one task each
 // command line gives: run, check, or exit at once with a code.
@@ -29,7 +40,7 @@ func TestModeOf(t *testing.T) {
 		{args: []string{"dumb-init", "-r", "99:1", "app"}, mode: "dumb-init", task: "exit 1"},
 	} {
 		env := envOf(c.env...)
-		m, args := ModeOf(c.args, env)
+		m, args := Of(c.args, env)
 		task, err := m.Parse(args, env, Build{Version: "v0"}, io.Discard, io.Discard)
 		if err != nil {
 			t.Errorf("%q %q: %v", c.args, c.env, err)

@@ -1,4 +1,4 @@
-package config
+package mode
 
 import (
 	"io"

@@ -1,4 +1,4 @@
-package config
+package mode
 
 import (
 	"strings"
@@ -123,7 +123,7 @@ func TestCatatonitModeSelected(t *testing.T) {
 		{[]string{"/run/podman-init", "--", "app"}, nil, "tend"},
 		{[]string{"/sbin/docker-init", "--", "app"}, nil, "docker-init"},
 	} {
-		if m, _ := ModeOf(c.args, envOf(c.env...)); m.Name != c.mode {
+		if m, _ := Of(c.args, envOf(c.env...)); m.Name != c.mode {
 			t.Errorf("%q %q: mode %s, want %s", c.args, c.env, m.Name, c.mode)
 		}
 	}
