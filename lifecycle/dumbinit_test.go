@@ -17,8 +17,8 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// dumbInit is the behaviour config's dumb-init command line fills
-// (config/dumbinit.go, checked by config's TestDumbInitBehaviour), without
+// dumbInit is the behaviour dumb-init's command line fills
+// (mode/dumbinit.go, checked by mode's TestDumbInitBehaviour), without
 // the trace and the grace period's SIGKILL.
 func dumbInit(c *plan.Config, group plan.AppGroup) {
 	c.Behaviour = plan.Behaviour{ForwardCatchable: true, SuspendOnJobStop: true, AppGroup: group,
