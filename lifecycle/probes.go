@@ -8,6 +8,7 @@ import (
 	"github.com/tend-init/tend/health"
 	"github.com/tend-init/tend/plan"
 	"github.com/tend-init/tend/probe"
+	"github.com/tend-init/tend/termination"
 )
 
 // probeState is what the machine knows of one check.
@@ -127,7 +128,7 @@ func (m *machine) onProbe(r probeDone) {
 	if c.GracePeriod > 0 {
 		grace = c.GracePeriod // the probe's own terminationGracePeriodSeconds
 	}
-	m.because(probeCause(c), c.Name)
+	m.st.cause.Because(termination.ProbeCause(c), c.Name)
 	m.beginStopGrace(grace, m.ownStopSignal(), why, probeField(c), probeKindField(c), errField(r.err))
 }
 
