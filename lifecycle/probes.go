@@ -124,7 +124,7 @@ func (m *machine) onProbe(r probeDone) {
 	}
 	m.st.exitOverride = plan.ExitLivenessFailed
 	m.decided(why)
-	grace := m.ownStopGrace()
+	grace := termination.OwnGrace(m.cfg)
 	if c.GracePeriod > 0 {
 		grace = c.GracePeriod // the probe's own terminationGracePeriodSeconds
 	}

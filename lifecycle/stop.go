@@ -9,6 +9,7 @@ import (
 
 	"github.com/tend-init/tend/plan"
 	"github.com/tend-init/tend/signals"
+	"github.com/tend-init/tend/termination"
 	"golang.org/x/sys/unix"
 )
 
@@ -24,16 +25,7 @@ func (m *machine) canBeginStop() bool {
 // ended, then pre-stop, then sig to the app, with SIGKILL at the grace
 // deadline. fields say, in a JSON log, what began the stop.
 func (m *machine) beginStop(sig unix.Signal, why string, fields ...slog.Attr) {
-	m.beginStopGrace(m.ownStopGrace(), sig, why, fields...)
-}
-
-// ownStopGrace is the grace period of a stop tend begins itself
-// (plan.Config.ResolveGrace).
-func (m *machine) ownStopGrace() time.Duration {
-	if m.cfg.OwnStopGrace > 0 {
-		return m.cfg.OwnStopGrace
-	}
-	return m.cfg.GracePeriod
+	m.beginStopGrace(termination.OwnGrace(m.cfg), sig, why, fields...)
 }
 
 // beginStopGrace is beginStop with this stop's grace period: a failed

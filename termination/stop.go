@@ -39,6 +39,15 @@ type Stop struct {
 	drainEnd    time.Time // DrainAt once ArmDrain arms it
 }
 
+// OwnGrace is the grace period of a stop tend begins itself
+// (plan.Config.ResolveGrace): OwnStopGrace when set, else GracePeriod.
+func OwnGrace(cfg *plan.Config) time.Duration {
+	if cfg.OwnStopGrace > 0 {
+		return cfg.OwnStopGrace
+	}
+	return cfg.GracePeriod
+}
+
 // Begin starts the clock of a stop with this grace period and signal.
 func (s *Stop) Begin(now time.Time, grace time.Duration, sig unix.Signal) {
 	s.Began, s.Grace, s.Signal = now, grace, sig
