@@ -70,6 +70,7 @@ func TestCauseStopExit(t *testing.T) {
 		{"exited 0", Cause{BySignal, "SIGTERM"}, 0, unix.SIGTERM, true, true},
 		{"died of the rewritten stop signal", Cause{BySignal, "SIGTERM"}, 131, unix.SIGQUIT, true, true},
 		{"crashed", Cause{BySignal, "SIGTERM"}, 139, unix.SIGTERM, true, false},
+		{"died of another signal", Cause{BySignal, "SIGTERM"}, 129, unix.SIGTERM, true, false},
 		{"SIGKILL at the grace period", Cause{BySignal, "SIGTERM"}, 137, unix.SIGTERM, true, false},
 		{"the stop signal dropped by a rule", Cause{BySignal, "SIGTERM"}, 143, 0, true, false},
 		{"the stop signal never sent", Cause{BySignal, "SIGTERM"}, 143, unix.SIGTERM, false, false},
