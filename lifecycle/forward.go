@@ -3,10 +3,10 @@ package lifecycle
 import (
 	"errors"
 	"log/slog"
-	"slices"
 
 	"github.com/tend-init/tend/plan"
 	"github.com/tend-init/tend/signals"
+	"github.com/tend-init/tend/termination"
 	"golang.org/x/sys/unix"
 )
 
@@ -41,14 +41,14 @@ func (m *machine) onSignal(recv unix.Signal) {
 			// Nothing started yet: the wait ends, no app starts, and the
 			// drain and post-stop follow.
 			m.st.terminating = true
-			m.because(stopBySignal, signals.Name(recv))
+			m.st.cause.Because(termination.BySignal, signals.Name(recv))
 			m.abandonWait("received " + signals.Name(recv))
 			return
 		case m.st.phase == phasePreStart:
 			// Nothing to stop yet: pre-start is cut, the app never
 			// starts, and the drain and post-stop follow.
 			m.st.terminating = true
-			m.because(stopBySignal, signals.Name(recv))
+			m.st.cause.Because(termination.BySignal, signals.Name(recv))
 			m.log.With(sigField(recv)).Infof("received %s during pre-start: the app will not start", signals.Name(recv))
 			m.cancelHook(plan.HookPreStart, errors.New("received "+signals.Name(recv)))
 			return
@@ -56,15 +56,13 @@ func (m *machine) onSignal(recv unix.Signal) {
 			if m.cfg.StopSignalSet {
 				sig = m.ownStopSignal()
 			}
-			m.because(stopBySignal, signals.Name(recv))
+			m.st.cause.Because(termination.BySignal, signals.Name(recv))
 			m.beginReceivedStop(sig, "received "+signals.Name(recv), sigField(recv))
 			return
-		case m.st.phase == phaseStopping && !m.st.stopSent && m.st.hasApp:
+		case m.st.phase == phaseStopping && !m.st.stop.Sent && m.st.hasApp:
 			// Held, not dropped: the app gets the stop signal once when
 			// pre-stop ends, then each other signal held meanwhile.
-			if sig != m.st.stopSignal && !slices.Contains(m.st.held, sig) {
-				m.st.held = append(m.st.held, sig)
-			}
+			m.st.stop.Hold(sig)
 			m.log.With(sigField(recv)).Infof("received %s while pre-stop runs: held until it ends", signals.Name(recv))
 			return
 		}
@@ -76,7 +74,7 @@ func (m *machine) onSignal(recv unix.Signal) {
 // asked for: the runtime's (docker stop, podman stop, the kubelet), whose
 // own SIGKILL ends it when plan.Config.RuntimeKills says so.
 func (m *machine) beginReceivedStop(sig unix.Signal, why string, fields ...slog.Attr) {
-	m.st.runtimeKills = m.cfg.RuntimeKills
+	m.st.stop.RuntimeKills = m.cfg.RuntimeKills
 	m.beginStopGrace(m.cfg.GracePeriod, sig, why, fields...)
 }
 

@@ -8,6 +8,7 @@ import (
 
 	"github.com/tend-init/tend/hooks"
 	"github.com/tend-init/tend/plan"
+	"github.com/tend-init/tend/termination"
 )
 
 // startHook runs kind's commands; their result comes back as hookDone.
@@ -17,7 +18,7 @@ func (m *machine) startHook(kind plan.HookKind, deadline time.Time) {
 	if kind == plan.HookPostStop {
 		code = &m.st.appCode
 	}
-	env := append(childEnv(m.baseEnv, kind.String(), m.appPidIfRunning(), code), m.stopEnv(kind)...)
+	env := append(childEnv(m.baseEnv, kind.String(), m.appPidIfRunning(), code), m.st.cause.Env(kind, m.st.appExited)...)
 	m.log.With(hookField(kind), slog.Int("commands", len(cmds))).Infof("%s: running %d command(s)", kind, len(cmds))
 	cancel := m.w.startHook(kind, cmds, env, deadline)
 	m.st.hooks[kind] = &hookRun{cancel: cancel, started: m.now()}
@@ -62,7 +63,7 @@ func (m *machine) onHookDone(d hookDone) {
 		m.onPostStart(d.err)
 	case plan.HookPreStop:
 		// Not when the grace deadline already cut it and sent the stop.
-		if m.st.hasApp && !m.st.appExited && !m.st.stopSent {
+		if m.st.hasApp && !m.st.appExited && !m.st.stop.Sent {
 			m.sendStop()
 		}
 	case plan.HookPostStop:
@@ -82,7 +83,7 @@ func (m *machine) onPreStart(err error) {
 		return
 	case err != nil:
 		m.st.exitOverride = plan.ExitStartHookFailed
-		m.because(stopByPreStart, "")
+		m.st.cause.Because(termination.ByPreStart, "")
 		m.decided(fmt.Sprintf("pre-start failed: %v", err))
 		m.beginDrain()
 		return
@@ -101,7 +102,7 @@ func (m *machine) launch() {
 	pid, err := m.w.startApp()
 	if err != nil {
 		m.st.exitOverride = plan.ExitCode(err)
-		m.because(stopByExec, m.cfg.Args[0])
+		m.st.cause.Because(termination.ByExec, m.cfg.Args[0])
 		m.decided(err.Error())
 		m.log.With(errField(err)).Errorf("%v", err)
 		m.beginDrain()
@@ -125,7 +126,7 @@ func (m *machine) onPostStart(err error) {
 	}
 	if (m.st.phase == phaseStarting || m.st.phase == phasePause) && !m.st.appExited {
 		m.st.exitOverride = plan.ExitStartHookFailed
-		m.because(stopByPostStart, "")
+		m.st.cause.Because(termination.ByPostStart, "")
 		m.decided(fmt.Sprintf("post-start failed: %v", err))
 		m.beginStop(m.ownStopSignal(), "post-start failed", hookField(plan.HookPostStart))
 	}

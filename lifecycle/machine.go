@@ -10,6 +10,7 @@ import (
 	"github.com/tend-init/tend/health"
 	"github.com/tend-init/tend/hooks"
 	"github.com/tend-init/tend/plan"
+	"github.com/tend-init/tend/termination"
 	"golang.org/x/sys/unix"
 )
 
@@ -114,26 +115,14 @@ type state struct {
 	postStartOK bool
 	reload      reloadState // --reload-on (reload.go)
 
-	stopSignal   unix.Signal
-	held         []unix.Signal // stop signals received during pre-stop
-	stopSent     bool
-	stopBegan    time.Time
-	cause        stopCause
 	exitOverride int // one of the Exit* codes, or 0
 	// ignoreOnce: signals to ignore once each, after tend detached from
 	// the terminal of the session it led (plan.GroupSession).
 	ignoreOnce []unix.Signal
 	reason     string // why tend, not the app, decided the outcome
 
-	stopGrace   time.Duration // this stop's grace period: plan.Config.GracePeriod or the failed probe's own
-	graceAt     time.Time     // SIGKILL to the app; zero when not armed
-	drainAt     time.Time     // the drain's next step; zero when not armed
-	drainBegan  time.Time
-	drainWait   time.Duration // what beginDrain gave the rest of the tree, for the SIGKILL line
-	drainKilled bool
-	// runtimeKills: this stop was asked for by the runtime and ends in
-	// its SIGKILL, not tend's (plan.Config.RuntimeKills).
-	runtimeKills bool
+	stop  termination.Stop  // the stop's and the drain's clock
+	cause termination.Cause // why the stop began
 
 	wait    waitState // --wait-for (wait.go)
 	hooks   map[plan.HookKind]*hookRun
@@ -238,7 +227,7 @@ func (m *machine) handle(ev event) {
 		if m.st.phase == phaseWaiting {
 			m.abandonWait("context cancelled")
 		} else if m.canBeginStop() {
-			m.because(stopByCancel, "")
+			m.st.cause.Because(termination.ByCancel, "")
 			m.beginStop(m.ownStopSignal(), "context cancelled")
 		}
 	default:
@@ -275,8 +264,9 @@ func (m *machine) exitCode() int {
 	if m.st.exitOverride != 0 {
 		return m.st.exitOverride
 	}
-	if code, ok := m.stopExitCode(); ok {
-		return code
+	if m.cfg.StopExitCodeSet && m.st.hasApp && m.st.appExited && m.st.cause.StopExit(m.st.appCode, m.st.stop.Signal, m.st.stop.Sent) {
+		m.logStopExit()
+		return m.cfg.StopExitCode
 	}
 	if m.cfg.RemapExit[m.st.appCode&0xff] {
 		return 0

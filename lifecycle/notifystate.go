@@ -9,6 +9,7 @@ import (
 	"github.com/tend-init/tend/health"
 	"github.com/tend-init/tend/notify"
 	"github.com/tend-init/tend/plan"
+	"github.com/tend-init/tend/termination"
 )
 
 // sd_notify, the machine's side: what the app said on its socket
@@ -88,7 +89,7 @@ func (m *machine) checkWatchdog() {
 	}
 	m.st.exitOverride = plan.ExitLivenessFailed
 	m.decided(why)
-	m.because(stopByWatchdog, "")
+	m.st.cause.Because(termination.ByWatchdog, "")
 	m.beginStop(m.ownStopSignal(), why, slog.String("probe", "notify-watchdog"))
 }
 

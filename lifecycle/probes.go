@@ -8,6 +8,7 @@ import (
 	"github.com/tend-init/tend/health"
 	"github.com/tend-init/tend/plan"
 	"github.com/tend-init/tend/probe"
+	"github.com/tend-init/tend/termination"
 )
 
 // probeState is what the machine knows of one check.
@@ -123,11 +124,11 @@ func (m *machine) onProbe(r probeDone) {
 	}
 	m.st.exitOverride = plan.ExitLivenessFailed
 	m.decided(why)
-	grace := m.ownStopGrace()
+	grace := termination.OwnGrace(m.cfg)
 	if c.GracePeriod > 0 {
 		grace = c.GracePeriod // the probe's own terminationGracePeriodSeconds
 	}
-	m.because(probeCause(c), c.Name)
+	m.st.cause.Because(termination.ProbeCause(c), c.Name)
 	m.beginStopGrace(grace, m.ownStopSignal(), why, probeField(c), probeKindField(c), errField(r.err))
 }
 

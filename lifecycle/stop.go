@@ -9,13 +9,9 @@ import (
 
 	"github.com/tend-init/tend/plan"
 	"github.com/tend-init/tend/signals"
+	"github.com/tend-init/tend/termination"
 	"golang.org/x/sys/unix"
 )
-
-// killWait bounds how long tend waits for SIGKILLed processes to be reaped:
-// SIGKILL cannot be caught, but a process in uninterruptible sleep dies
-// late, and tend must always exit.
-const killWait = 2 * time.Second
 
 func (m *machine) canBeginStop() bool {
 	switch m.st.phase {
@@ -29,16 +25,7 @@ func (m *machine) canBeginStop() bool {
 // ended, then pre-stop, then sig to the app, with SIGKILL at the grace
 // deadline. fields say, in a JSON log, what began the stop.
 func (m *machine) beginStop(sig unix.Signal, why string, fields ...slog.Attr) {
-	m.beginStopGrace(m.ownStopGrace(), sig, why, fields...)
-}
-
-// ownStopGrace is the grace period of a stop tend begins itself
-// (plan.Config.ResolveGrace).
-func (m *machine) ownStopGrace() time.Duration {
-	if m.cfg.OwnStopGrace > 0 {
-		return m.cfg.OwnStopGrace
-	}
-	return m.cfg.GracePeriod
+	m.beginStopGrace(termination.OwnGrace(m.cfg), sig, why, fields...)
 }
 
 // beginStopGrace is beginStop with this stop's grace period: a failed
@@ -49,19 +36,17 @@ func (m *machine) beginStopGrace(grace time.Duration, sig unix.Signal, why strin
 		return
 	}
 	m.st.terminating = true
-	m.st.stopGrace = grace
-	m.st.stopSignal = sig
-	m.st.stopBegan = m.now()
-	fields = append([]slog.Attr{slog.String("reason", why), slog.Duration("grace_period", m.st.stopGrace)}, fields...)
+	m.st.stop.Begin(m.now(), grace, sig)
+	fields = append([]slog.Attr{slog.String("reason", why), slog.Duration("grace_period", grace)}, fields...)
 	if m.st.exitOverride != 0 {
 		// tend's own decision: shown at the default verbosity, with the
 		// code tend will exit with.
 		fields = append(fields, slog.Int("code", m.st.exitOverride))
-		m.log.With(fields...).Warnf("stop: %s; grace period %s", why, m.st.stopGrace)
-	} else if m.st.runtimeKills {
-		m.log.With(fields...).Infof("stop: %s; grace period %s for pre-stop, then no SIGKILL from tend (no --grace-period, no post-stop hook): the runtime's own ends the stop, as under tini", why, m.st.stopGrace)
+		m.log.With(fields...).Warnf("stop: %s; grace period %s", why, grace)
+	} else if m.st.stop.RuntimeKills {
+		m.log.With(fields...).Infof("stop: %s; grace period %s for pre-stop, then no SIGKILL from tend (no --grace-period, no post-stop hook): the runtime's own ends the stop, as under tini", why, grace)
 	} else {
-		m.log.With(fields...).Infof("stop: %s; grace period %s", why, m.st.stopGrace)
+		m.log.With(fields...).Infof("stop: %s; grace period %s", why, grace)
 	}
 	m.publish()      // /readyz turns 503 before pre-stop starts, not after
 	m.w.stopProbes() // probes end with the stop, as in Kubernetes
@@ -73,52 +58,44 @@ func (m *machine) beginStopGrace(grace time.Duration, sig unix.Signal, why strin
 	// Pre-stop and the stop signal share the grace deadline; in pause
 	// mode there is no app to signal, but pre-stop still runs, bounded
 	// the same way.
-	if m.cfg.KillAtGrace {
-		m.st.graceAt = m.st.stopBegan.Add(m.st.stopGrace)
-	}
+	m.st.stop.Arm(m.cfg)
 	switch {
 	case len(m.cfg.PreStop) > 0:
-		m.startHook(plan.HookPreStop, m.st.graceAt)
+		m.startHook(plan.HookPreStop, m.st.stop.KillAt)
 	case !pause:
 		m.sendStop()
 	}
 }
 
-// sendStop sends the stop signal, then any held ones. SIGKILL comes no
-// sooner than MinShutdownWindow after it, however long pre-stop took.
+// sendStop sends the stop signal, then any held ones (termination.Stop.Send
+// moves SIGKILL's deadline).
 func (m *machine) sendStop() {
-	m.st.stopSent = true
 	now := m.now()
-	if m.st.runtimeKills {
-		m.st.graceAt = time.Time{} // pre-stop is over: nothing more to cut
-	} else if earliest := now.Add(m.cfg.MinShutdownWindow); m.cfg.KillAtGrace && m.st.graceAt.Before(earliest) {
-		m.st.graceAt = earliest
-	}
-	if m.st.stopSignal == 0 {
+	held := m.st.stop.Send(now, m.cfg)
+	if sig := m.st.stop.Signal; sig == 0 {
 		m.log.Infof("stop: the stop signal is dropped by a rewrite rule: nothing sent")
 	} else {
-		after := now.Sub(m.st.stopBegan).Round(time.Millisecond)
-		m.log.With(sigField(m.st.stopSignal), durField(after)).Infof("stop: sending %s to the app, %s after the stop began", signals.Name(m.st.stopSignal), after)
-		m.forward(m.st.stopSignal)
+		after := now.Sub(m.st.stop.Began).Round(time.Millisecond)
+		m.log.With(sigField(sig), durField(after)).Infof("stop: sending %s to the app, %s after the stop began", signals.Name(sig), after)
+		m.forward(sig)
 		// A stopped app (kill -STOP, a debugger, a frozen cgroup left
 		// thawed) cannot act on the stop signal until continued: SIGCONT
 		// right after it, as systemd sends, lets it stop at once instead
 		// of waiting out the grace period for SIGKILL.
-		if m.st.stopSignal != unix.SIGCONT && m.cfg.ContAfterStop {
+		if sig != unix.SIGCONT && m.cfg.ContAfterStop {
 			m.forward(unix.SIGCONT)
 		}
 	}
-	for _, sig := range m.st.held {
+	for _, sig := range held {
 		m.forward(sig)
 	}
-	m.st.held = nil
 }
 
 // deadline is when the machine next wants a tick: the earlier of the grace
 // and drain deadlines, or zero for none.
 func (m *machine) deadline() time.Time {
 	d := time.Time{}
-	for _, t := range []time.Time{m.st.graceAt, m.st.drainAt, m.st.wait.at, m.st.wait.progressAt} {
+	for _, t := range []time.Time{m.st.stop.KillAt, m.st.stop.DrainAt, m.st.wait.at, m.st.wait.progressAt} {
 		if !t.IsZero() && (d.IsZero() || t.Before(d)) {
 			d = t
 		}
@@ -132,12 +109,10 @@ func (m *machine) deadline() time.Time {
 func (m *machine) onTick() {
 	now := m.now()
 	m.onWaitTick(now)
-	if !m.st.graceAt.IsZero() && !now.Before(m.st.graceAt) {
-		m.st.graceAt = time.Time{}
+	if m.st.stop.GraceDue(now) {
 		m.onGrace()
 	}
-	if !m.st.drainAt.IsZero() && !now.Before(m.st.drainAt) {
-		m.st.drainAt = time.Time{}
+	if m.st.stop.DrainDue(now) {
 		m.onDrainTimeout()
 	}
 	m.checkWatchdog()
@@ -150,23 +125,24 @@ func (m *machine) onGrace() {
 	if !m.st.hasApp || m.st.appExited {
 		return
 	}
-	if !m.st.stopSent && m.st.runtimeKills {
-		m.log.With(hookField(plan.HookPreStop), sigField(m.st.stopSignal), slog.Duration("grace_period", m.st.stopGrace)).
-			Warnf("stop: pre-stop ran until the grace period of %s expired: sending the stop signal now", m.st.stopGrace)
+	s := &m.st.stop
+	if !s.Sent && s.RuntimeKills {
+		m.log.With(hookField(plan.HookPreStop), sigField(s.Signal), slog.Duration("grace_period", s.Grace)).
+			Warnf("stop: pre-stop ran until the grace period of %s expired: sending the stop signal now", s.Grace)
 		m.sendStop()
 		return
 	}
-	if !m.st.stopSent {
+	if !s.Sent {
 		// Pre-stop used up the grace period. As the kubelet, the app
 		// still gets the stop signal and a minimal shutdown window.
-		m.log.With(hookField(plan.HookPreStop), sigField(m.st.stopSignal), slog.Duration("grace_period", m.st.stopGrace), slog.Duration("min_shutdown_window", m.cfg.MinShutdownWindow)).
-			Warnf("stop: pre-stop ran until the grace period of %s expired: sending the stop signal now, SIGKILL in %s", m.st.stopGrace, m.cfg.MinShutdownWindow)
+		m.log.With(hookField(plan.HookPreStop), sigField(s.Signal), slog.Duration("grace_period", s.Grace), slog.Duration("min_shutdown_window", m.cfg.MinShutdownWindow)).
+			Warnf("stop: pre-stop ran until the grace period of %s expired: sending the stop signal now, SIGKILL in %s", s.Grace, m.cfg.MinShutdownWindow)
 		m.sendStop()
 		return
 	}
-	m.decided(fmt.Sprintf("the app did not exit within the grace period of %s: killed with SIGKILL", m.st.stopGrace))
-	m.log.With(sigField(unix.SIGKILL), slog.Duration("grace_period", m.st.stopGrace), appPidField(m.st.appPid)).
-		Warnf("stop: grace period of %s expired: sending SIGKILL to the app", m.st.stopGrace)
+	m.decided(fmt.Sprintf("the app did not exit within the grace period of %s: killed with SIGKILL", s.Grace))
+	m.log.With(sigField(unix.SIGKILL), slog.Duration("grace_period", s.Grace), appPidField(m.st.appPid)).
+		Warnf("stop: grace period of %s expired: sending SIGKILL to the app", s.Grace)
 	if m.cfg.KillGroup {
 		if err := m.w.signalApp(unix.SIGKILL, true); err != nil && !errors.Is(err, errNoApp) {
 			m.log.With(sigField(unix.SIGKILL), errField(err)).Errorf("SIGKILL to the app's group: %v", err)
@@ -207,9 +183,7 @@ func (m *machine) beginDrain() {
 	if !m.transition(phaseDraining, why) {
 		return
 	}
-	m.st.drainBegan = m.now()
-	graceEnd := m.st.graceAt
-	m.st.graceAt = time.Time{}
+	m.st.stop.BeginDrain(m.now(), m.cfg)
 	none, err := m.w.reapNow()
 	if err != nil {
 		m.log.Errorf("%v", err)
@@ -223,60 +197,31 @@ func (m *machine) beginDrain() {
 		m.warnLeft()
 	}
 	who := m.w.signalRest(unix.SIGTERM)
-	m.st.drainAt = m.drainEnd(graceEnd)
-	wait := m.st.drainAt.Sub(m.st.drainBegan).Round(time.Millisecond)
-	m.st.drainWait = wait
+	wait := m.st.stop.ArmDrain()
 	m.log.With(sigField(unix.SIGTERM), slog.String("targets", who), slog.Duration("drain_timeout", wait)).
 		Infof("drain: sent SIGTERM to %s; waiting up to %s", who, wait)
 }
 
-// drainEnd is when the drain's SIGKILL comes. After an app that exited on
-// its own: DrainTimeout from now. During a stop the rest of the tree (the
-// child of a wrapper, `sh -c "node server.js"`, whose shell the stop
-// signal killed) is the app's work too, and gets what is left of the
-// stop: up to its grace deadline graceEnd; or, when the runtime's SIGKILL
-// ends the stop (runtimeKills), up to grace period + min-shutdown-window +
-// drain timeout from its start (9 s by default), so that tend still exits
-// with the app's code before docker stop's SIGKILL at 10 s. Never less
-// than DrainTimeout.
-func (m *machine) drainEnd(graceEnd time.Time) time.Time {
-	end := m.st.drainBegan.Add(m.cfg.DrainTimeout)
-	if !m.st.terminating {
-		return end
-	}
-	bound := graceEnd
-	if m.st.runtimeKills {
-		bound = m.st.stopBegan.Add(m.st.stopGrace + m.cfg.MinShutdownWindow + m.cfg.DrainTimeout)
-	}
-	if bound.After(end) {
-		return bound
-	}
-	return end
-}
-
 func (m *machine) onDrainTimeout() {
-	if m.st.drainKilled {
+	if m.st.stop.DrainKilled {
 		m.log.Warnf("drain: processes survived SIGKILL; giving up on them")
 		m.endDrain()
 		return
 	}
-	m.st.drainKilled = true
 	who := m.w.signalRest(unix.SIGKILL)
 	// The wait beginDrain chose (--drain-timeout, or what was left of a
 	// stop), not the time the timer took to fire, which is later by the
 	// loop's latency.
-	wait := m.st.drainWait
+	wait := m.st.stop.DrainWait
 	m.log.With(sigField(unix.SIGKILL), slog.String("targets", who), slog.Duration("drain_timeout", wait)).
 		Warnf("drain: %s expired; sent SIGKILL to %s", wait, who)
-	m.st.drainAt = m.now().Add(killWait)
+	m.st.stop.KillDrain(m.now())
 }
 
 func (m *machine) endDrain() {
-	if !m.st.drainAt.IsZero() || m.st.drainKilled {
-		took := m.now().Sub(m.st.drainBegan).Round(time.Millisecond)
+	if took, ok := m.st.stop.EndDrain(m.now()); ok {
 		m.log.With(durField(took)).Infof("drain: done in %s", took)
 	}
-	m.st.drainAt = time.Time{}
 	if !m.transition(phasePostStop, "the tree is empty") {
 		return
 	}
@@ -284,28 +229,7 @@ func (m *machine) endDrain() {
 		m.transition(phaseDone, "no post-stop hook")
 		return
 	}
-	m.startHook(plan.HookPostStop, m.stopEnd())
-}
-
-// postStopFloor is what post-stop gets at least, and what the default
-// stop leaves it before docker stop's SIGKILL (plan.Default).
-const postStopFloor = 500 * time.Millisecond
-
-// stopEnd is when post-stop is cut after a stop: the grace period, the
-// shutdown window pre-stop may have forced, and the drain, then
-// postStopFloor, all from the start of the stop; never less than
-// postStopFloor from now. With the defaults that is 9.5 s, inside docker
-// stop's 10. After an app that exited on its own, nothing but
-// --hook-timeout bounds post-stop: zero.
-func (m *machine) stopEnd() time.Time {
-	if m.st.stopBegan.IsZero() {
-		return time.Time{}
-	}
-	end := m.st.stopBegan.Add(m.st.stopGrace + m.cfg.MinShutdownWindow + m.cfg.DrainTimeout + postStopFloor)
-	if floor := m.now().Add(postStopFloor); end.Before(floor) {
-		end = floor
-	}
-	return end
+	m.startHook(plan.HookPostStop, m.st.stop.PostStopEnd(m.now(), m.cfg))
 }
 
 // warnLeft says, at the default verbosity, what the app left running when
@@ -351,4 +275,12 @@ func (m *machine) appName() string {
 		return "?"
 	}
 	return filepath.Base(m.cfg.Args[0])
+}
+
+// logStopExit says why tend exits with --stop-exit-code's N, not the app's
+// code (termination.Cause.StopExit).
+func (m *machine) logStopExit() {
+	st := &m.st
+	m.log.With(slog.Int("code", st.appCode), slog.Int("exit_code", m.cfg.StopExitCode)).
+		Infof("the stop asked for by %s ended with the app's code %d: exiting %d (--stop-exit-code)", st.cause.Detail, st.appCode, m.cfg.StopExitCode)
 }

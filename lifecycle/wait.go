@@ -9,6 +9,7 @@ import (
 
 	"github.com/tend-init/tend/plan"
 	"github.com/tend-init/tend/probe"
+	"github.com/tend-init/tend/termination"
 )
 
 // --wait-for: the dependencies awaited before pre-start and the app, as
@@ -145,7 +146,7 @@ func (m *machine) onWaitTick(now time.Time) {
 		why := fmt.Sprintf("--wait-for: not up after %s: %s", m.cfg.WaitTimeout, failing)
 		m.st.exitOverride = plan.ExitStartHookFailed
 		m.decided(why)
-		m.because(stopByWaitTimeout, failing)
+		m.st.cause.Because(termination.ByWaitTimeout, failing)
 		m.log.With(slog.Duration("wait_timeout", m.cfg.WaitTimeout), slog.Int("code", plan.ExitStartHookFailed)).Warnf("%s; the app will not start", why)
 		m.endWait()
 		m.beginDrain()

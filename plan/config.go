@@ -187,8 +187,8 @@ func Default() Config {
 		// the kubelet after terminationGracePeriodSeconds (30 s by
 		// default). The rule (README, "The stop fits the runtime's"):
 		// grace period + min-shutdown-window + drain timeout +
-		// postStopFloor = 9.5 s, half a second under docker's 10.
-		// post-stop is cut at that sum (stopEnd); an explicit
+		// PostStopFloor = 9.5 s, half a second under docker's 10.
+		// post-stop is cut at that sum (termination.Stop.PostStopEnd); an explicit
 		// --grace-period moves it with it. Without a post-stop hook
 		// nothing needs that room, and ResolveGrace derives the rest.
 		GracePeriod: DefaultGracePeriod,

@@ -1,5 +1,3 @@
-// Package termination writes the termination-message file that the kubelet
-// reads when the container ends, without following what the app planted.
 package termination
 
 import (
