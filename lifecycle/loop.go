@@ -22,6 +22,7 @@ import (
 	"github.com/tend-init/tend/signals"
 	"github.com/tend-init/tend/subreaper"
 	"github.com/tend-init/tend/terminal"
+	"github.com/tend-init/tend/thread"
 )
 
 // Loop is tend's one event loop and everything it owns: the reaper, the
@@ -126,7 +127,8 @@ func New(cfg plan.Config, stderr io.Writer) (l *Loop, err error) {
 	// Every thread tend will ever need, created while no app can fill the
 	// pid limit yet (package thread).
 	began := time.Now()
-	want, have := reserveThreads(&l.cfg)
+	want := thread.For(&l.cfg)
+	have := thread.Reserve(want)
 	l.log.Debugf("threads: %d, created before the app starts in %s (budget %d, GOMAXPROCS=1; -1: /proc unreadable)", have, time.Since(began).Round(time.Microsecond), want)
 	if err := l.watchReload(); err != nil {
 		l.closeServer()
