@@ -23,6 +23,7 @@ import (
 	"github.com/tend-init/tend/logger"
 	"github.com/tend-init/tend/plan"
 	"github.com/tend-init/tend/probe"
+	"github.com/tend-init/tend/reaper"
 	"github.com/tend-init/tend/signals"
 )
 
@@ -70,7 +71,7 @@ func runApp(ctx context.Context, cfg plan.Config, stderr io.Writer) int {
 	}
 	if cfg.ExecFailCode != 0 {
 		// The mode's own line and code for a program that cannot run.
-		if line, ok := lifecycle.ExecFailure(err, cfg.ExecFailLine); ok {
+		if line, ok := reaper.ExecFailure(err, cfg.ExecFailLine); ok {
 			_, _ = io.WriteString(stderr, line) // stderr gone: the code still tells
 			return cfg.ExecFailCode
 		}

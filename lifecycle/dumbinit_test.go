@@ -112,7 +112,7 @@ func TestDumbInitMachine(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			m, r := newTestMachine(c.cfg)
 			if m.cfg.Trace {
-				m.log.trace = m.cfg.TraceTag
+				m.log.SetTrace(m.cfg.TraceTag)
 			}
 			if c.handOff {
 				m.st.ignoreOnce = []unix.Signal{unix.SIGHUP, unix.SIGCONT}

@@ -1,29 +1,14 @@
 package lifecycle
 
 import (
-	"io"
 	"log/slog"
 	"time"
 
 	"golang.org/x/sys/unix"
 
-	"github.com/tend-init/tend/logger"
 	"github.com/tend-init/tend/plan"
 	"github.com/tend-init/tend/signals"
 )
-
-// Logger is the loop's logger (package logger), and the tag of a peer's
-// trace lines when they are on (plan.Behaviour.Trace; Tracef).
-type Logger struct {
-	*logger.Logger
-	trace string
-}
-
-// newAsyncLogger is the loop's logger: queued, so that a slow stderr never
-// holds up the loop (logger.NewAsync).
-func newAsyncLogger(w io.Writer, level int, format logger.Format) *Logger {
-	return &Logger{Logger: logger.NewAsync(w, level, format)}
-}
 
 // The fields' keys, one spelling each. Durations are slog's: whole
 // nanoseconds.

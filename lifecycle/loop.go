@@ -15,6 +15,7 @@ import (
 	"github.com/tend-init/tend/health"
 	"github.com/tend-init/tend/hooks"
 	"github.com/tend-init/tend/internal/user"
+	"github.com/tend-init/tend/logger"
 	"github.com/tend-init/tend/notify"
 	"github.com/tend-init/tend/oom"
 	"github.com/tend-init/tend/plan"
@@ -31,7 +32,7 @@ import (
 // the machine's, taken on the loop goroutine.
 type Loop struct {
 	cfg    plan.Config
-	log    *Logger
+	log    *logger.Logger
 	m      *machine
 	reap   *reaper.Reaper
 	sigs   *signals.Channels
@@ -68,7 +69,7 @@ func New(cfg plan.Config, stderr io.Writer) (l *Loop, err error) {
 	signals.GuardPipe() // before the first log line
 	l = &Loop{
 		cfg:         cfg,
-		log:         newAsyncLogger(stderr, cfg.Verbosity, cfg.LogFormat),
+		log:         logger.NewAsync(stderr, cfg.Verbosity, cfg.LogFormat), // a slow stderr never holds up the loop
 		pid1:        os.Getpid() == 1,
 		events:      make(chan event, 16),
 		stopProbe:   func() {},
@@ -83,14 +84,14 @@ func New(cfg plan.Config, stderr io.Writer) (l *Loop, err error) {
 	}()
 	l.reap = reaper.New(l.onOrphan)
 	if cfg.Trace {
-		l.log.trace = cfg.TraceTag
+		l.log.SetTrace(cfg.TraceTag)
 		l.reap.Observe(l.observeExits)
 	}
 	// First, before anything can fork: the sockets become close-on-exec
 	// and the LISTEN_* variables leave the hooks' and probes' environment.
 	env := os.Environ()
 	if cfg.SocketActivation {
-		env = l.sockets.Receive(l.log.Logger, env)
+		env = l.sockets.Receive(l.log, env)
 	}
 	loop := l // l is nil by the time a failed New returns
 	defer func() {
@@ -101,7 +102,7 @@ func New(cfg plan.Config, stderr io.Writer) (l *Loop, err error) {
 			loop.note.Close()
 		}
 	}()
-	if l.note, l.sockets.AppEnv, env, err = notify.Setup(l.log.Logger, cfg.Notify, cfg.NotifyPass, l.sockets.AppEnv, env); err != nil {
+	if l.note, l.sockets.AppEnv, env, err = notify.Setup(l.log, cfg.Notify, cfg.NotifyPass, l.sockets.AppEnv, env); err != nil {
 		return nil, err
 	}
 	l.m = newMachine(&l.cfg, l.log, l, time.Now, env)
@@ -113,7 +114,7 @@ func New(cfg plan.Config, stderr io.Writer) (l *Loop, err error) {
 	if err := l.setSubreaper(); err != nil {
 		return nil, err
 	}
-	l.oom.Start(l.log.Logger, l.pid1, l.reap.AroundFork) // before any start: every child gets tend's original oom_score_adj
+	l.oom.Start(l.log, l.pid1, l.reap.AroundFork) // before any start: every child gets tend's original oom_score_adj
 	if cfg.HealthAddr != "" {
 		srv, err := health.Listen(cfg.HealthAddr, cfg.Version)
 		if err != nil {
@@ -163,7 +164,7 @@ func (l *Loop) listen() {
 	if cfg.ForwardCatchable {
 		l.sigs = signals.ListenCatchable(cfg.StopSignal, !ownsSockets(cfg), cfg.ForwardURG)
 		if !cfg.ForwardURG {
-			l.log.warnAlways("URG is not forwarded: Go's asynchronous preemption is on in this tend, so the runtime sends itself URG; " +
+			l.log.WarnAlways("URG is not forwarded: Go's asynchronous preemption is on in this tend, so the runtime sends itself URG; " +
 				"build tend as make build does (asyncpreemptoff=1), or run it with GODEBUG=asyncpreemptoff=1")
 		}
 	} else {

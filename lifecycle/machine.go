@@ -9,6 +9,7 @@ import (
 
 	"github.com/tend-init/tend/health"
 	"github.com/tend-init/tend/hooks"
+	"github.com/tend-init/tend/logger"
 	"github.com/tend-init/tend/plan"
 	"golang.org/x/sys/unix"
 )
@@ -153,7 +154,7 @@ type state struct {
 // move it on events. It does no I/O of its own; it acts through w.
 type machine struct {
 	cfg     *plan.Config
-	log     *Logger
+	log     *logger.Logger
 	w       world
 	now     func() time.Time
 	baseEnv []string // tend's environment, the base of every child's
@@ -161,7 +162,7 @@ type machine struct {
 	st      state
 }
 
-func newMachine(cfg *plan.Config, log *Logger, w world, now func() time.Time, baseEnv []string) *machine {
+func newMachine(cfg *plan.Config, log *logger.Logger, w world, now func() time.Time, baseEnv []string) *machine {
 	return &machine{cfg: cfg, log: log, w: w, now: now, baseEnv: baseEnv, st: state{
 		checks:        newProbeStates(cfg.Checks),
 		hooks:         map[plan.HookKind]*hookRun{},
