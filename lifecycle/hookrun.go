@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/tend-init/tend/hooks"
+	"github.com/tend-init/tend/logger"
 	"github.com/tend-init/tend/plan"
 )
 
@@ -51,9 +52,9 @@ func (m *machine) onHookDone(d hookDone) {
 		m.decided(fmt.Sprintf("%s timed out after %s", d.kind, m.cfg.HookTimeout))
 	}
 	if dur := d.dur.Round(time.Millisecond); d.err != nil {
-		m.log.With(hookField(d.kind), durField(dur), errField(d.err)).Warnf("%s failed after %s: %v", d.kind, dur, d.err)
+		m.log.With(hookField(d.kind), logger.DurationField(dur), logger.ErrField(d.err)).Warnf("%s failed after %s: %v", d.kind, dur, d.err)
 	} else {
-		m.log.With(hookField(d.kind), durField(dur)).Infof("%s succeeded in %s", d.kind, dur)
+		m.log.With(hookField(d.kind), logger.DurationField(dur)).Infof("%s succeeded in %s", d.kind, dur)
 	}
 	switch d.kind {
 	case plan.HookPreStart:
@@ -103,7 +104,7 @@ func (m *machine) launch() {
 		m.st.exitOverride = plan.ExitCode(err)
 		m.because(stopByExec, m.cfg.Args[0])
 		m.decided(err.Error())
-		m.log.With(errField(err)).Errorf("%v", err)
+		m.log.With(logger.ErrField(err)).Errorf("%v", err)
 		m.beginDrain()
 		return
 	}

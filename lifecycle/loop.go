@@ -151,7 +151,7 @@ func New(cfg plan.Config, stderr io.Writer) (l *Loop, err error) {
 	}
 	// After the app's start, which inherits the limit tend was given.
 	if err := l.sigs.CapQueue(); err != nil {
-		l.log.With(errField(err)).Warnf("cannot cap tend's queue of realtime signals (a flood of them can delay a stop): prlimit: %v", err)
+		l.log.With(logger.ErrField(err)).Warnf("cannot cap tend's queue of realtime signals (a flood of them can delay a stop): prlimit: %v", err)
 	}
 	l.rtDone = l.sigs.AfterAppStart()
 	return l, nil

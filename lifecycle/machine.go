@@ -257,7 +257,7 @@ func (m *machine) onAppExit(code int) {
 	}
 	m.st.appExited, m.st.appCode = true, code
 	ran := m.now().Sub(m.st.appStarted).Round(time.Millisecond)
-	m.log.With(appPidField(m.st.appPid), slog.Int("code", code), durField(ran)).Infof("app (pid %d) exited with code %d after %s", m.st.appPid, code, ran)
+	m.log.With(logger.AppPidField(m.st.appPid), slog.Int("code", code), logger.DurationField(ran)).Infof("app (pid %d) exited with code %d after %s", m.st.appPid, code, ran)
 	m.termGroupOnExit(code)
 	m.cancelHook(plan.HookPostStart, errors.New("the app exited"))
 }

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/tend-init/tend/logger"
 	"github.com/tend-init/tend/plan"
 	"github.com/tend-init/tend/signals"
 	"golang.org/x/sys/unix"
@@ -98,7 +99,7 @@ func (m *machine) sendStop() {
 		m.log.Infof("stop: the stop signal is dropped by a rewrite rule: nothing sent")
 	} else {
 		after := now.Sub(m.st.stopBegan).Round(time.Millisecond)
-		m.log.With(sigField(m.st.stopSignal), durField(after)).Infof("stop: sending %s to the app, %s after the stop began", signals.Name(m.st.stopSignal), after)
+		m.log.With(logger.SignalField(m.st.stopSignal), logger.DurationField(after)).Infof("stop: sending %s to the app, %s after the stop began", signals.Name(m.st.stopSignal), after)
 		m.forward(m.st.stopSignal)
 		// A stopped app (kill -STOP, a debugger, a frozen cgroup left
 		// thawed) cannot act on the stop signal until continued: SIGCONT
@@ -151,7 +152,7 @@ func (m *machine) onGrace() {
 		return
 	}
 	if !m.st.stopSent && m.st.runtimeKills {
-		m.log.With(hookField(plan.HookPreStop), sigField(m.st.stopSignal), slog.Duration("grace_period", m.st.stopGrace)).
+		m.log.With(hookField(plan.HookPreStop), logger.SignalField(m.st.stopSignal), slog.Duration("grace_period", m.st.stopGrace)).
 			Warnf("stop: pre-stop ran until the grace period of %s expired: sending the stop signal now", m.st.stopGrace)
 		m.sendStop()
 		return
@@ -159,21 +160,21 @@ func (m *machine) onGrace() {
 	if !m.st.stopSent {
 		// Pre-stop used up the grace period. As the kubelet, the app
 		// still gets the stop signal and a minimal shutdown window.
-		m.log.With(hookField(plan.HookPreStop), sigField(m.st.stopSignal), slog.Duration("grace_period", m.st.stopGrace), slog.Duration("min_shutdown_window", m.cfg.MinShutdownWindow)).
+		m.log.With(hookField(plan.HookPreStop), logger.SignalField(m.st.stopSignal), slog.Duration("grace_period", m.st.stopGrace), slog.Duration("min_shutdown_window", m.cfg.MinShutdownWindow)).
 			Warnf("stop: pre-stop ran until the grace period of %s expired: sending the stop signal now, SIGKILL in %s", m.st.stopGrace, m.cfg.MinShutdownWindow)
 		m.sendStop()
 		return
 	}
 	m.decided(fmt.Sprintf("the app did not exit within the grace period of %s: killed with SIGKILL", m.st.stopGrace))
-	m.log.With(sigField(unix.SIGKILL), slog.Duration("grace_period", m.st.stopGrace), appPidField(m.st.appPid)).
+	m.log.With(logger.SignalField(unix.SIGKILL), slog.Duration("grace_period", m.st.stopGrace), logger.AppPidField(m.st.appPid)).
 		Warnf("stop: grace period of %s expired: sending SIGKILL to the app", m.st.stopGrace)
 	if m.cfg.KillGroup {
 		if err := m.w.signalApp(unix.SIGKILL, true); err != nil && !errors.Is(err, errNoApp) {
-			m.log.With(sigField(unix.SIGKILL), errField(err)).Errorf("SIGKILL to the app's group: %v", err)
+			m.log.With(logger.SignalField(unix.SIGKILL), logger.ErrField(err)).Errorf("SIGKILL to the app's group: %v", err)
 		}
 	}
 	if err := m.w.signalApp(unix.SIGKILL, false); err != nil && !errors.Is(err, errNoApp) {
-		m.log.With(sigField(unix.SIGKILL), errField(err)).Errorf("SIGKILL to the app: %v", err)
+		m.log.With(logger.SignalField(unix.SIGKILL), logger.ErrField(err)).Errorf("SIGKILL to the app: %v", err)
 	}
 }
 
@@ -226,7 +227,7 @@ func (m *machine) beginDrain() {
 	m.st.drainAt = m.drainEnd(graceEnd)
 	wait := m.st.drainAt.Sub(m.st.drainBegan).Round(time.Millisecond)
 	m.st.drainWait = wait
-	m.log.With(sigField(unix.SIGTERM), slog.String("targets", who), slog.Duration("drain_timeout", wait)).
+	m.log.With(logger.SignalField(unix.SIGTERM), slog.String("targets", who), slog.Duration("drain_timeout", wait)).
 		Infof("drain: sent SIGTERM to %s; waiting up to %s", who, wait)
 }
 
@@ -266,7 +267,7 @@ func (m *machine) onDrainTimeout() {
 	// stop), not the time the timer took to fire, which is later by the
 	// loop's latency.
 	wait := m.st.drainWait
-	m.log.With(sigField(unix.SIGKILL), slog.String("targets", who), slog.Duration("drain_timeout", wait)).
+	m.log.With(logger.SignalField(unix.SIGKILL), slog.String("targets", who), slog.Duration("drain_timeout", wait)).
 		Warnf("drain: %s expired; sent SIGKILL to %s", wait, who)
 	m.st.drainAt = m.now().Add(killWait)
 }
@@ -274,7 +275,7 @@ func (m *machine) onDrainTimeout() {
 func (m *machine) endDrain() {
 	if !m.st.drainAt.IsZero() || m.st.drainKilled {
 		took := m.now().Sub(m.st.drainBegan).Round(time.Millisecond)
-		m.log.With(durField(took)).Infof("drain: done in %s", took)
+		m.log.With(logger.DurationField(took)).Infof("drain: done in %s", took)
 	}
 	m.st.drainAt = time.Time{}
 	if !m.transition(phasePostStop, "the tree is empty") {

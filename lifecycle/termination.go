@@ -4,6 +4,7 @@ import (
 	"errors"
 	"log/slog"
 
+	"github.com/tend-init/tend/logger"
 	"github.com/tend-init/tend/termination"
 )
 
@@ -17,7 +18,7 @@ func (l *Loop) writeTerminationMessage(why string) {
 		return
 	}
 	err := termination.Write(path, why)
-	fields := l.log.With(slog.String("path", path), errField(err))
+	fields := l.log.With(slog.String("path", path), logger.ErrField(err))
 	var r *termination.Refusal
 	switch {
 	case err == nil:

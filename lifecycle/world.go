@@ -15,6 +15,7 @@ import (
 	"github.com/tend-init/tend/hooks"
 	"github.com/tend-init/tend/http1"
 	"github.com/tend-init/tend/internal/user"
+	"github.com/tend-init/tend/logger"
 	"github.com/tend-init/tend/plan"
 	"github.com/tend-init/tend/probe"
 	"github.com/tend-init/tend/reaper"
@@ -158,13 +159,13 @@ func (l *Loop) countRest() int {
 func (l *Loop) signalRest(sig unix.Signal) string {
 	if l.pid1 {
 		if err := reaper.KillAll(sig); err != nil && !errors.Is(err, unix.ESRCH) {
-			l.log.With(sigField(sig), errField(err)).Errorf("kill(-1, %s): %v", signals.Name(sig), err)
+			l.log.With(logger.SignalField(sig), logger.ErrField(err)).Errorf("kill(-1, %s): %v", signals.Name(sig), err)
 		}
 		return "every process in the namespace"
 	}
 	n, err := reaper.SignalDescendants(os.Getpid(), sig)
 	if err != nil {
-		l.log.With(sigField(sig), errField(err)).Errorf("signalling descendants: %v", err)
+		l.log.With(logger.SignalField(sig), logger.ErrField(err)).Errorf("signalling descendants: %v", err)
 	}
 	return fmt.Sprintf("%d descendant(s)", n)
 }
