@@ -23,6 +23,7 @@ import (
 	"github.com/tend-init/tend/signals"
 	"github.com/tend-init/tend/subreaper"
 	"github.com/tend-init/tend/terminal"
+	"github.com/tend-init/tend/termination"
 	"github.com/tend-init/tend/thread"
 )
 
@@ -362,7 +363,7 @@ func (l *Loop) serve() (beat <-chan time.Time, stop func()) {
 func (l *Loop) finish() int {
 	l.oom.Look()
 	if why := cmp.Or(l.m.st.reason, l.oom.Reason()); why != "" {
-		l.writeTerminationMessage(why)
+		termination.Report(l.log, l.cfg.TerminationMessagePath, why)
 	}
 	return l.m.exitCode()
 }
