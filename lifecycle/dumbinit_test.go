@@ -115,7 +115,7 @@ func TestDumbInitMachine(t *testing.T) {
 				m.log.SetTrace(m.cfg.TraceTag)
 			}
 			if c.handOff {
-				m.st.ignoreOnce = []unix.Signal{unix.SIGHUP, unix.SIGCONT}
+				m.st.ignoreOnce.Arm()
 			}
 			m.begin(42)
 			for i, s := range c.steps {

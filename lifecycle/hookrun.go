@@ -18,7 +18,7 @@ func (m *machine) startHook(kind plan.HookKind, deadline time.Time) {
 	if kind == plan.HookPostStop {
 		code = &m.st.appCode
 	}
-	env := append(childEnv(m.baseEnv, kind.String(), m.appPidIfRunning(), code), m.stopEnv(kind)...)
+	env := append(hooks.Env(m.baseEnv, kind.String(), m.appPidIfRunning(), code), m.stopEnv(kind)...)
 	m.log.With(hookField(kind), slog.Int("commands", len(cmds))).Infof("%s: running %d command(s)", kind, len(cmds))
 	cancel := m.w.startHook(kind, cmds, env, deadline)
 	m.st.hooks[kind] = &hookRun{cancel: cancel, started: m.now()}

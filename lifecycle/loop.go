@@ -163,7 +163,7 @@ func New(cfg plan.Config, stderr io.Writer) (l *Loop, err error) {
 func (l *Loop) listen() {
 	cfg := &l.cfg
 	if cfg.ForwardCatchable {
-		l.sigs = signals.ListenCatchable(cfg.StopSignal, !ownsSockets(cfg), cfg.ForwardURG)
+		l.sigs = signals.ListenCatchable(cfg.StopSignal, !cfg.OwnsSockets(), cfg.ForwardURG)
 		if !cfg.ForwardURG {
 			l.log.WarnAlways("URG is not forwarded: Go's asynchronous preemption is on in this tend, so the runtime sends itself URG; " +
 				"build tend as make build does (asyncpreemptoff=1), or run it with GODEBUG=asyncpreemptoff=1")

@@ -11,6 +11,7 @@ import (
 	"github.com/tend-init/tend/hooks"
 	"github.com/tend-init/tend/logger"
 	"github.com/tend-init/tend/plan"
+	"github.com/tend-init/tend/terminal"
 	"golang.org/x/sys/unix"
 )
 
@@ -121,9 +122,9 @@ type state struct {
 	stopBegan    time.Time
 	cause        stopCause
 	exitOverride int // one of the Exit* codes, or 0
-	// ignoreOnce: signals to ignore once each, after tend detached from
-	// the terminal of the session it led (plan.GroupSession).
-	ignoreOnce []unix.Signal
+	// ignoreOnce: the HUP and CONT of tend's own detach from the terminal
+	// of the session it led, ignored once each (plan.GroupSession).
+	ignoreOnce terminal.HandOff
 	reason     string // why tend, not the app, decided the outcome
 
 	stopGrace   time.Duration // this stop's grace period: plan.Config.GracePeriod or the failed probe's own

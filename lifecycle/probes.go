@@ -6,6 +6,7 @@ import (
 	"log/slog"
 
 	"github.com/tend-init/tend/health"
+	"github.com/tend-init/tend/hooks"
 	"github.com/tend-init/tend/logger"
 	"github.com/tend-init/tend/plan"
 	"github.com/tend-init/tend/probe"
@@ -65,7 +66,7 @@ func (m *machine) startMainProbes() {
 
 func (m *machine) probeRun(i int, once bool) probeRun {
 	c := m.cfg.Checks[i]
-	return probeRun{idx: i, check: c, once: once, env: childEnv(m.baseEnv, c.Kind.String()+"-probe", m.appPidIfRunning(), nil)}
+	return probeRun{idx: i, check: c, once: once, env: hooks.Env(m.baseEnv, c.Kind.String()+"-probe", m.appPidIfRunning(), nil)}
 }
 
 func (m *machine) onProbe(r probeDone) {

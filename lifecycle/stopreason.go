@@ -46,7 +46,7 @@ func probeCause(c plan.Probe) string {
 	return stopByLiveness
 }
 
-// stopEnv is what pre-stop and post-stop get beside childEnv's variables.
+// stopEnv is what pre-stop and post-stop get beside hooks.Env's variables.
 func (m *machine) stopEnv(kind plan.HookKind) []string {
 	if kind != plan.HookPreStop && kind != plan.HookPostStop {
 		return nil

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tend-init/tend/hooks"
 	"github.com/tend-init/tend/logger"
 	"github.com/tend-init/tend/plan"
 	"github.com/tend-init/tend/probe"
@@ -54,7 +55,7 @@ func (m *machine) beginWait() {
 		m.st.wait.pending[i] = true
 		// As pre-start: set-up before the app, as tend's own user, with
 		// no app pid to name.
-		runs[i] = waitRun{idx: i, wait: w, env: childEnv(m.baseEnv, "wait", 0, nil)}
+		runs[i] = waitRun{idx: i, wait: w, env: hooks.Env(m.baseEnv, "wait", 0, nil)}
 	}
 	m.log.With(slog.Duration("wait_timeout", m.cfg.WaitTimeout)).Infof("%s (%s)", m.awaited(), bound)
 	m.w.startWait(runs)

@@ -4,6 +4,7 @@ import (
 	"strconv"
 
 	"github.com/tend-init/tend/hooks"
+	"github.com/tend-init/tend/probe"
 )
 
 // HookKind names a lifecycle hook: which of Config's hook lists runs, and
@@ -53,6 +54,29 @@ func (c *Config) Hooks(k HookKind) []hooks.Action {
 		return c.Reload
 	}
 	return nil
+}
+
+// OwnsSockets reports whether tend itself will write to sockets: a health
+// endpoint, an HTTP, TCP or gRPC probe, or an HTTP hook. A PIPE raised by
+// one of those writes cannot be told from a PIPE someone sent, so
+// ForwardCatchable then leaves PIPE out (signals.Catchable).
+func (c *Config) OwnsSockets() bool {
+	if c.HealthAddr != "" {
+		return true
+	}
+	for _, p := range c.Checks {
+		if _, ok := p.Handler.(probe.Command); !ok {
+			return true
+		}
+	}
+	for _, k := range []HookKind{HookPreStart, HookPostStart, HookPreStop, HookPostStop, HookReload} {
+		for _, a := range c.Hooks(k) {
+			if _, ok := a.(hooks.HTTPGet); ok {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // ProbeKind is what a check feeds: Kubernetes' startupProbe,
