@@ -107,42 +107,67 @@ func New(cfg plan.Config, stderr io.Writer) (l *Loop, err error) {
 		return nil, err
 	}
 	l.m = newMachine(&l.cfg, l.log, l, time.Now, env)
+	if err := l.setUpProcess(); err != nil {
+		return nil, err
+	}
+	l.listen()
+	l.reserveThreads()
+	if err := l.startUnlessWaiting(); err != nil {
+		return nil, err
+	}
+	l.afterAppStart()
+	return l, nil
+}
+
+// setUpProcess sets what tend itself is before anything starts: the
+// parent-death signal, the subreaper bit, the OOM watch and the health
+// listener.
+func (l *Loop) setUpProcess() error {
+	cfg := &l.cfg
 	if cfg.Pdeathsig != 0 {
 		if err := unix.Prctl(unix.PR_SET_PDEATHSIG, uintptr(cfg.Pdeathsig), 0, 0, 0); err != nil {
-			return nil, fmt.Errorf("prctl(PR_SET_PDEATHSIG, %s): %w", signals.Name(cfg.Pdeathsig), err)
+			return fmt.Errorf("prctl(PR_SET_PDEATHSIG, %s): %w", signals.Name(cfg.Pdeathsig), err)
 		}
 	}
-	if err := l.setSubreaper(); err != nil {
-		return nil, err
+	if err := subreaper.Ensure(l.log, cfg.Subreaper, l.pid1, cfg.WarnNotReaper); err != nil {
+		return err
 	}
 	l.oom.Start(l.log, l.pid1, l.reap.AroundFork) // before any start: every child gets tend's original oom_score_adj
 	if cfg.HealthAddr != "" {
 		srv, err := health.Listen(cfg.HealthAddr, cfg.Version)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		l.server = srv
 		l.m.serve = true
 		l.log.Infof("health endpoint on http://%s", srv.Addr())
 	}
-	l.listen()
-	// Every thread tend will ever need, created while no app can fill the
-	// pid limit yet (package thread).
+	return nil
+}
+
+// reserveThreads creates every thread tend will ever need while no app can
+// fill the pid limit yet (package thread).
+func (l *Loop) reserveThreads() {
 	began := time.Now()
 	want := thread.For(&l.cfg)
 	have := thread.Reserve(want)
 	l.log.Debugf("threads: %d, created before the app starts in %s (budget %d, GOMAXPROCS=1; -1: /proc unreadable)", have, time.Since(began).Round(time.Microsecond), want)
+}
+
+// startUnlessWaiting starts the --reload-on watcher and the app, unless a
+// wait or pre-start comes first: then the app starts from the loop once
+// they are done. In pause mode it leaves the directory at once.
+func (l *Loop) startUnlessWaiting() error {
 	if err := l.watchReload(); err != nil {
 		l.closeServer()
-		return nil, err
+		return err
 	}
-	// With a wait or pre-start, the app starts from the loop once they
-	// are done.
+	cfg := &l.cfg
 	if len(cfg.Args) > 0 && len(cfg.WaitFor) == 0 && len(cfg.PreStart) == 0 {
 		if err := l.startAppNow(); err != nil {
 			l.stopWatch()
 			l.closeServer()
-			return nil, err
+			return err
 		}
 	}
 	if len(cfg.Args) == 0 && cfg.ChdirRoot {
@@ -150,12 +175,17 @@ func New(cfg plan.Config, stderr io.Writer) (l *Loop, err error) {
 		// directory too, which podman later unmounts (catatonit.c, main).
 		l.leaveDir()
 	}
-	// After the app's start, which inherits the limit tend was given.
+	return nil
+}
+
+// afterAppStart caps tend's queue of realtime signals after the app's
+// start, which inherits the limit tend was given, and registers the rest
+// (signals.Channels.AfterAppStart).
+func (l *Loop) afterAppStart() {
 	if err := l.sigs.CapQueue(); err != nil {
 		l.log.With(logger.ErrField(err)).Warnf("cannot cap tend's queue of realtime signals (a flood of them can delay a stop): prlimit: %v", err)
 	}
 	l.rtDone = l.sigs.AfterAppStart()
-	return l, nil
 }
 
 // listen registers the signals tend catches, which Behaviour says, before
@@ -212,29 +242,6 @@ func (l *Loop) startAppNow() error {
 	return nil
 }
 
-func (l *Loop) setSubreaper() error {
-	if l.cfg.Subreaper {
-		return subreaper.Set()
-	}
-	if l.pid1 {
-		return nil
-	}
-	if is, err := subreaper.Is(); err == nil && is {
-		return nil // a wrapper set the bit and exec'd us
-	}
-	if !l.cfg.WarnNotReaper {
-		return nil
-	}
-	if init := reaper.PID1Init(); init != "" {
-		// A sidecar in a shared-PID pod: the pod's init reaps.
-		l.log.Infof("tend is not PID 1 and not a child subreaper: orphans go to PID 1 (%s), an init that reaps them; tend's drain does not reach them (-s keeps them in tend's tree)", init)
-		return nil
-	}
-	l.log.Warnf("tend is not PID 1 and not a child subreaper, so zombie reaping won't work: " +
-		"orphans are re-parented elsewhere. Use -s or TINI_SUBREAPER, or run tend as PID 1")
-	return nil
-}
-
 // logFlush bounds how long tend waits, on its way out, for stderr to take
 // the lines still queued.
 const logFlush = time.Second
@@ -265,10 +272,11 @@ func (l *Loop) Run(ctx context.Context) int {
 	defer l.note.Close()
 	beat, stopBeat := l.serve()
 	defer stopBeat()
-	var appDone <-chan reaper.Exit
+	in := inputs{beat: beat, ctxDone: ctx.Done(), inbox: l.note.Inbox(), timer: time.NewTimer(time.Hour)}
+	in.timer.Stop()
 	pid := 0
 	if l.app != nil {
-		appDone, pid = l.app.Done(), l.app.Pid
+		in.appDone, pid = l.app.Done(), l.app.Pid
 	}
 	l.m.begin(pid)
 	l.tellManager()
@@ -277,70 +285,88 @@ func (l *Loop) Run(ctx context.Context) int {
 	// only catches what exited in between.
 	none, err := l.reapAll()
 	l.m.handle(reaped{none: none, err: err})
-	timer := time.NewTimer(time.Hour)
-	timer.Stop()
-	var armed time.Time
-	ctxDone := ctx.Done()
-	inbox := l.note.Inbox()
 	for l.m.st.phase != phaseDone {
-		// One timer serves every deadline the machine keeps.
-		if d := l.m.deadline(); !d.Equal(armed) {
-			timer.Stop()
-			armed = d
-			if !d.IsZero() {
-				timer.Reset(time.Until(d))
-			}
-		}
-		var ev event
-		select {
-		case sig := <-l.sigs.Stop:
-			ev = sigEvent{sig.(unix.Signal)}
-		case sig := <-l.sigs.Forward:
-			ev = sigEvent{sig.(unix.Signal)}
-		case <-l.sigs.Child:
-			// Signals coalesce: Reap drains every exit there is.
-			none, err := l.reapAll()
-			ev = reaped{none: none, err: err}
-		case e := <-appDone:
-			appDone = nil
-			l.app.Release()
-			l.oom.Exit(e, l.cfg.Args[0])
-			ev = appExit{code: e.Code()}
-		case ev = <-l.events:
-		case <-timer.C:
-			armed = time.Time{}
-			ev = tick{}
-		case <-l.rtDone:
-			l.rtDone = nil
-			l.log.Debugf("realtime signals registered")
+		in.arm(l.m.deadline())
+		ev := l.next(&in)
+		if ev == nil {
 			continue
-		case <-beat:
-			l.oom.Look()
-			l.m.publish()
-			continue
-		case <-ctxDone:
-			ctxDone = nil
-			ev = cancelled{}
-		case <-l.note.Watchdog():
-			l.watchdogPing()
-			continue
-		case msg, ok := <-inbox:
-			if !ok {
-				inbox = nil
-				l.note.InboxClosed()
-				continue
-			}
-			ev = notified{msg}
 		}
 		started := l.app
 		l.m.handle(ev)
 		l.tellManager()
 		if started == nil && l.app != nil {
 			// Started by the event just handled (after pre-start).
-			appDone = l.app.Done()
+			in.appDone = l.app.Done()
 		}
 	}
 	return l.finish()
+}
+
+// inputs are the channels Run waits on besides the Loop's own; each is
+// set to nil once it has said its last.
+type inputs struct {
+	appDone <-chan reaper.Exit
+	beat    <-chan time.Time
+	ctxDone <-chan struct{}
+	inbox   <-chan notify.Message
+	timer   *time.Timer // one timer serves every deadline the machine keeps
+	armed   time.Time
+}
+
+// arm sets the timer to the machine's earliest deadline d, when it moved.
+func (in *inputs) arm(d time.Time) {
+	if d.Equal(in.armed) {
+		return
+	}
+	in.timer.Stop()
+	in.armed = d
+	if !d.IsZero() {
+		in.timer.Reset(time.Until(d))
+	}
+}
+
+// next waits for the next event for the machine; nil for an input the
+// loop dealt with itself.
+func (l *Loop) next(in *inputs) event {
+	select {
+	case sig := <-l.sigs.Stop:
+		return sigEvent{sig.(unix.Signal)}
+	case sig := <-l.sigs.Forward:
+		return sigEvent{sig.(unix.Signal)}
+	case <-l.sigs.Child:
+		// Signals coalesce: Reap drains every exit there is.
+		none, err := l.reapAll()
+		return reaped{none: none, err: err}
+	case e := <-in.appDone:
+		in.appDone = nil
+		l.app.Release()
+		l.oom.Exit(e, l.cfg.Args[0])
+		return appExit{code: e.Code()}
+	case ev := <-l.events:
+		return ev
+	case <-in.timer.C:
+		in.armed = time.Time{}
+		return tick{}
+	case <-l.rtDone:
+		l.rtDone = nil
+		l.log.Debugf("realtime signals registered")
+	case <-in.beat:
+		l.oom.Look()
+		l.m.publish()
+	case <-in.ctxDone:
+		in.ctxDone = nil
+		return cancelled{}
+	case <-l.note.Watchdog():
+		l.watchdogPing()
+	case msg, ok := <-in.inbox:
+		if !ok {
+			in.inbox = nil
+			l.note.InboxClosed()
+			return nil
+		}
+		return notified{msg}
+	}
+	return nil
 }
 
 // serve starts the health server, when there is one, and the heartbeat
