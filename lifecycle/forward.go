@@ -31,8 +31,6 @@ func (m *machine) onSignal(recv unix.Signal) {
 	}
 	if !ok {
 		m.log.Tracef("Not forwarding signal %d to children (ignored).", sig)
-	}
-	if !ok {
 		m.log.With(logger.SignalField(recv)).Debugf("dropped %s (rewrite rule)", signals.Name(recv))
 		return
 	}

@@ -3,7 +3,6 @@ package lifecycle
 import (
 	"cmp"
 	"context"
-	"fmt"
 	"io"
 	"os"
 	"sync/atomic"
@@ -124,10 +123,8 @@ func New(cfg plan.Config, stderr io.Writer) (l *Loop, err error) {
 // listener.
 func (l *Loop) setUpProcess() error {
 	cfg := &l.cfg
-	if cfg.Pdeathsig != 0 {
-		if err := unix.Prctl(unix.PR_SET_PDEATHSIG, uintptr(cfg.Pdeathsig), 0, 0, 0); err != nil {
-			return fmt.Errorf("prctl(PR_SET_PDEATHSIG, %s): %w", signals.Name(cfg.Pdeathsig), err)
-		}
+	if err := signals.SetParentDeath(cfg.Pdeathsig); err != nil {
+		return err
 	}
 	if err := subreaper.Ensure(l.log, cfg.Subreaper, l.pid1, cfg.WarnNotReaper); err != nil {
 		return err
@@ -283,7 +280,7 @@ func (l *Loop) Run(ctx context.Context) int {
 	// The sweep after the start: SIGCHLD was registered before the fork
 	// (docs/design.md, "When signals are registered", step 1), so this
 	// only catches what exited in between.
-	none, err := l.reapAll()
+	none, err := l.reapNow()
 	l.m.handle(reaped{none: none, err: err})
 	for l.m.st.phase != phaseDone {
 		in.arm(l.m.deadline())
@@ -335,7 +332,7 @@ func (l *Loop) next(in *inputs) event {
 		return sigEvent{sig.(unix.Signal)}
 	case <-l.sigs.Child:
 		// Signals coalesce: Reap drains every exit there is.
-		none, err := l.reapAll()
+		none, err := l.reapNow()
 		return reaped{none: none, err: err}
 	case e := <-in.appDone:
 		in.appDone = nil

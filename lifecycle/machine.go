@@ -280,8 +280,5 @@ func (m *machine) exitCode() int {
 	if code, ok := m.stopExitCode(); ok {
 		return code
 	}
-	if m.cfg.RemapExit[m.st.appCode&0xff] {
-		return 0
-	}
-	return m.st.appCode
+	return m.cfg.Remap(m.st.appCode)
 }

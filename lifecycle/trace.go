@@ -22,8 +22,8 @@ func (l *Loop) reportExits() {
 	l.exits = l.exits[:0]
 }
 
-// reapAll is every Reap the loop makes, with the trace's report.
-func (l *Loop) reapAll() (bool, error) {
+// reapNow is every Reap the loop makes, with the trace's report.
+func (l *Loop) reapNow() (bool, error) {
 	none, err := l.reap.Reap()
 	l.reportExits()
 	return none, err

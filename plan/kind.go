@@ -4,6 +4,7 @@ import (
 	"strconv"
 
 	"github.com/tend-init/tend/hooks"
+	"github.com/tend-init/tend/internal/user"
 	"github.com/tend-init/tend/probe"
 )
 
@@ -54,6 +55,24 @@ func (c *Config) Hooks(k HookKind) []hooks.Action {
 		return c.Reload
 	}
 	return nil
+}
+
+// HookUser is who hook k runs as: --user, but for pre-start and post-stop,
+// the set-up before and the clean-up after the app, tend itself (nil).
+func (c *Config) HookUser(k HookKind) *user.User {
+	if k == HookPreStart || k == HookPostStop {
+		return nil
+	}
+	return c.User
+}
+
+// Remap is the app's exit code after the -e remaps: 0 for a code RemapExit
+// names, else the code itself.
+func (c *Config) Remap(code int) int {
+	if c.RemapExit[code&0xff] {
+		return 0
+	}
+	return code
 }
 
 // OwnsSockets reports whether tend itself will write to sockets: a health

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/tend-init/tend/hooks"
+	"github.com/tend-init/tend/internal/user"
 	"github.com/tend-init/tend/probe"
 )
 
@@ -30,6 +31,28 @@ func TestOwnsSockets(t *testing.T) {
 		c.edit(&cfg)
 		if got := cfg.OwnsSockets(); got != c.want {
 			t.Errorf("%s: %v, want %v", c.name, got, c.want)
+		}
+	}
+}
+
+// TestHookUser: pre-start and post-stop run as tend, the rest as --user.
+func TestHookUser(t *testing.T) {
+	u := &user.User{}
+	c := Config{User: u}
+	for k, want := range map[HookKind]*user.User{HookPreStart: nil, HookPostStart: u, HookPreStop: u, HookPostStop: nil, HookReload: u} {
+		if got := c.HookUser(k); got != want {
+			t.Errorf("%s runs as %v, want %v", k, got, want)
+		}
+	}
+}
+
+// TestRemap: only the codes -e names become 0, by their low byte.
+func TestRemap(t *testing.T) {
+	var c Config
+	c.RemapExit[143] = true
+	for code, want := range map[int]int{143: 0, 0: 0, 1: 1, 137: 137} {
+		if got := c.Remap(code); got != want {
+			t.Errorf("Remap(%d) = %d, want %d", code, got, want)
 		}
 	}
 }
