@@ -24,6 +24,7 @@ import (
 	"github.com/tend-init/tend/mode"
 	"github.com/tend-init/tend/plan"
 	"github.com/tend-init/tend/probe"
+	"github.com/tend-init/tend/reaper"
 	"github.com/tend-init/tend/signals"
 )
 
@@ -71,7 +72,7 @@ func runApp(ctx context.Context, cfg plan.Config, stderr io.Writer) int {
 	}
 	if cfg.ExecFailCode != 0 {
 		// The mode's own line and code for a program that cannot run.
-		if line, ok := lifecycle.ExecFailure(err, cfg.ExecFailLine); ok {
+		if line, ok := reaper.ExecFailure(err, cfg.ExecFailLine); ok {
 			_, _ = io.WriteString(stderr, line) // stderr gone: the code still tells
 			return cfg.ExecFailCode
 		}

@@ -12,8 +12,8 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// Starter starts a process and delivers its exit; *reaper.Reaper is the one
-// implementation in tend.
+// Starter starts a process and delivers its exit; ChildStarter, over the
+// reaper, is tend's.
 type Starter interface {
 	Start(*exec.Cmd) (*reaper.Child, error)
 }

@@ -112,10 +112,10 @@ func TestDumbInitMachine(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			m, r := newTestMachine(c.cfg)
 			if m.cfg.Trace {
-				m.log.trace = m.cfg.TraceTag
+				m.log.SetTrace(m.cfg.TraceTag)
 			}
 			if c.handOff {
-				m.st.ignoreOnce = []unix.Signal{unix.SIGHUP, unix.SIGCONT}
+				m.st.ignoreOnce.Arm()
 			}
 			m.begin(42)
 			for i, s := range c.steps {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"log/slog"
 
+	"github.com/tend-init/tend/logger"
 	"github.com/tend-init/tend/plan"
 	"github.com/tend-init/tend/signals"
 	"github.com/tend-init/tend/termination"
@@ -30,9 +31,7 @@ func (m *machine) onSignal(recv unix.Signal) {
 	}
 	if !ok {
 		m.log.Tracef("Not forwarding signal %d to children (ignored).", sig)
-	}
-	if !ok {
-		m.log.With(sigField(recv)).Debugf("dropped %s (rewrite rule)", signals.Name(recv))
+		m.log.With(logger.SignalField(recv)).Debugf("dropped %s (rewrite rule)", signals.Name(recv))
 		return
 	}
 	if m.isStopSignal(recv) {
@@ -49,7 +48,7 @@ func (m *machine) onSignal(recv unix.Signal) {
 			// starts, and the drain and post-stop follow.
 			m.st.terminating = true
 			m.st.cause.Because(termination.BySignal, signals.Name(recv))
-			m.log.With(sigField(recv)).Infof("received %s during pre-start: the app will not start", signals.Name(recv))
+			m.log.With(logger.SignalField(recv)).Infof("received %s during pre-start: the app will not start", signals.Name(recv))
 			m.cancelHook(plan.HookPreStart, errors.New("received "+signals.Name(recv)))
 			return
 		case m.canBeginStop():
@@ -57,13 +56,13 @@ func (m *machine) onSignal(recv unix.Signal) {
 				sig = m.ownStopSignal()
 			}
 			m.st.cause.Because(termination.BySignal, signals.Name(recv))
-			m.beginReceivedStop(sig, "received "+signals.Name(recv), sigField(recv))
+			m.beginReceivedStop(sig, "received "+signals.Name(recv), logger.SignalField(recv))
 			return
 		case m.st.phase == phaseStopping && !m.st.stop.Sent && m.st.hasApp:
 			// Held, not dropped: the app gets the stop signal once when
 			// pre-stop ends, then each other signal held meanwhile.
 			m.st.stop.Hold(sig)
-			m.log.With(sigField(recv)).Infof("received %s while pre-stop runs: held until it ends", signals.Name(recv))
+			m.log.With(logger.SignalField(recv)).Infof("received %s while pre-stop runs: held until it ends", signals.Name(recv))
 			return
 		}
 	}
@@ -99,7 +98,7 @@ func (m *machine) ownStopSignal() unix.Signal {
 // forward sends sig to the app, or to its process group with -g.
 func (m *machine) forward(sig unix.Signal) {
 	if !m.st.hasApp || m.st.appExited {
-		m.log.With(sigField(sig)).Debugf("not forwarding %s: no app running", signals.Name(sig))
+		m.log.With(logger.SignalField(sig)).Debugf("not forwarding %s: no app running", signals.Name(sig))
 		return
 	}
 	err := m.w.signalApp(sig, m.cfg.KillGroup)
@@ -107,13 +106,13 @@ func (m *machine) forward(sig unix.Signal) {
 	case errors.Is(err, errNoApp):
 		// The reaper collected the app in this very iteration, before
 		// its exit was read.
-		m.log.With(sigField(sig)).Debugf("not forwarding %s: no app running", signals.Name(sig))
+		m.log.With(logger.SignalField(sig)).Debugf("not forwarding %s: no app running", signals.Name(sig))
 		return
 	case err != nil:
-		m.log.With(sigField(sig), appPidField(m.st.appPid), errField(err)).Warnf("forwarding %s to pid %d: %v", signals.Name(sig), m.st.appPid, err)
+		m.log.With(logger.SignalField(sig), logger.AppPidField(m.st.appPid), logger.ErrField(err)).Warnf("forwarding %s to pid %d: %v", signals.Name(sig), m.st.appPid, err)
 		return
 	}
 	m.st.forwarded[sig]++
 	m.log.Tracef("Forwarded signal %d to children.", sig)
-	m.log.With(sigField(sig), appPidField(m.st.appPid)).Debugf("forwarded %s to pid %d", signals.Name(sig), m.st.appPid)
+	m.log.With(logger.SignalField(sig), logger.AppPidField(m.st.appPid)).Debugf("forwarded %s to pid %d", signals.Name(sig), m.st.appPid)
 }

@@ -1,8 +1,6 @@
 package lifecycle
 
 import (
-	"slices"
-
 	"golang.org/x/sys/unix"
 
 	"github.com/tend-init/tend/terminal"
@@ -19,20 +17,17 @@ func (l *Loop) detachTerminal() terminal.Attach {
 	a, led, trace := terminal.Detach()
 	l.log.Tracef("%s", trace)
 	if led {
-		l.m.st.ignoreOnce = []unix.Signal{unix.SIGHUP, unix.SIGCONT}
+		l.m.st.ignoreOnce.Arm()
 	}
 	return a
 }
 
 // ignoreOnce reports whether recv is the first HUP or CONT after tend
-// detached from the terminal of the session it led: the kernel sends both
-// to tend's group then, and they must not reach the app (plan.GroupSession).
+// detached from the terminal of the session it led (terminal.HandOff).
 func (m *machine) ignoreOnce(recv unix.Signal) bool {
-	i := slices.Index(m.st.ignoreOnce, recv)
-	if i < 0 {
+	if !m.st.ignoreOnce.Ignore(recv) {
 		return false
 	}
-	m.st.ignoreOnce = slices.Delete(m.st.ignoreOnce, i, i+1)
 	m.log.Tracef("Ignoring tty hand-off signal %d.", recv)
 	return true
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/tend-init/tend/hooks"
+	"github.com/tend-init/tend/logger"
 	"github.com/tend-init/tend/plan"
 	"github.com/tend-init/tend/termination"
 )
@@ -18,7 +19,7 @@ func (m *machine) startHook(kind plan.HookKind, deadline time.Time) {
 	if kind == plan.HookPostStop {
 		code = &m.st.appCode
 	}
-	env := append(childEnv(m.baseEnv, kind.String(), m.appPidIfRunning(), code), m.st.cause.Env(kind, m.st.appExited)...)
+	env := append(hooks.Env(m.baseEnv, kind.String(), m.appPidIfRunning(), code), m.st.cause.Env(kind, m.st.appExited)...)
 	m.log.With(hookField(kind), slog.Int("commands", len(cmds))).Infof("%s: running %d command(s)", kind, len(cmds))
 	cancel := m.w.startHook(kind, cmds, env, deadline)
 	m.st.hooks[kind] = &hookRun{cancel: cancel, started: m.now()}
@@ -52,9 +53,9 @@ func (m *machine) onHookDone(d hookDone) {
 		m.decided(fmt.Sprintf("%s timed out after %s", d.kind, m.cfg.HookTimeout))
 	}
 	if dur := d.dur.Round(time.Millisecond); d.err != nil {
-		m.log.With(hookField(d.kind), durField(dur), errField(d.err)).Warnf("%s failed after %s: %v", d.kind, dur, d.err)
+		m.log.With(hookField(d.kind), logger.DurationField(dur), logger.ErrField(d.err)).Warnf("%s failed after %s: %v", d.kind, dur, d.err)
 	} else {
-		m.log.With(hookField(d.kind), durField(dur)).Infof("%s succeeded in %s", d.kind, dur)
+		m.log.With(hookField(d.kind), logger.DurationField(dur)).Infof("%s succeeded in %s", d.kind, dur)
 	}
 	switch d.kind {
 	case plan.HookPreStart:
@@ -104,7 +105,7 @@ func (m *machine) launch() {
 		m.st.exitOverride = plan.ExitCode(err)
 		m.st.cause.Because(termination.ByExec, m.cfg.Args[0])
 		m.decided(err.Error())
-		m.log.With(errField(err)).Errorf("%v", err)
+		m.log.With(logger.ErrField(err)).Errorf("%v", err)
 		m.beginDrain()
 		return
 	}

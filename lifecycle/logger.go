@@ -1,44 +1,14 @@
 package lifecycle
 
 import (
-	"io"
 	"log/slog"
-	"time"
 
-	"golang.org/x/sys/unix"
-
-	"github.com/tend-init/tend/logger"
 	"github.com/tend-init/tend/plan"
-	"github.com/tend-init/tend/signals"
 )
 
-// Logger is the loop's logger (package logger), and the tag of a peer's
-// trace lines when they are on (plan.Behaviour.Trace; Tracef).
-type Logger struct {
-	*logger.Logger
-	trace string
-}
-
-// newAsyncLogger is the loop's logger: queued, so that a slow stderr never
-// holds up the loop (logger.NewAsync).
-func newAsyncLogger(w io.Writer, level int, format logger.Format) *Logger {
-	return &Logger{Logger: logger.NewAsync(w, level, format)}
-}
-
-// The fields' keys, one spelling each. Durations are slog's: whole
-// nanoseconds.
+// The fields of plan's types (package logger has the rest), one spelling
+// each.
 func hookField(k plan.HookKind) slog.Attr { return slog.String("hook", k.String()) }
-func sigField(s unix.Signal) slog.Attr    { return slog.String("signal", signals.Name(s)) }
-func durField(d time.Duration) slog.Attr  { return slog.Duration("duration", d) }
-func appPidField(pid int) slog.Attr       { return slog.Int("app_pid", pid) }
-
-// errField is the error's text; "" for none.
-func errField(err error) slog.Attr {
-	if err == nil {
-		return slog.String("error", "")
-	}
-	return slog.String("error", err.Error())
-}
 
 // probeField names a check (its name, or its kind when unnamed), and
 // probeKindField says which kind it is: startup, ready or live.

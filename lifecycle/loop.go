@@ -3,7 +3,6 @@ package lifecycle
 import (
 	"cmp"
 	"context"
-	"fmt"
 	"io"
 	"os"
 	"sync/atomic"
@@ -15,6 +14,7 @@ import (
 	"github.com/tend-init/tend/health"
 	"github.com/tend-init/tend/hooks"
 	"github.com/tend-init/tend/internal/user"
+	"github.com/tend-init/tend/logger"
 	"github.com/tend-init/tend/notify"
 	"github.com/tend-init/tend/oom"
 	"github.com/tend-init/tend/plan"
@@ -22,6 +22,8 @@ import (
 	"github.com/tend-init/tend/signals"
 	"github.com/tend-init/tend/subreaper"
 	"github.com/tend-init/tend/terminal"
+	"github.com/tend-init/tend/termination"
+	"github.com/tend-init/tend/thread"
 )
 
 // Loop is tend's one event loop and everything it owns: the reaper, the
@@ -30,7 +32,7 @@ import (
 // the machine's, taken on the loop goroutine.
 type Loop struct {
 	cfg    plan.Config
-	log    *Logger
+	log    *logger.Logger
 	m      *machine
 	reap   *reaper.Reaper
 	sigs   *signals.Channels
@@ -67,7 +69,7 @@ func New(cfg plan.Config, stderr io.Writer) (l *Loop, err error) {
 	signals.GuardPipe() // before the first log line
 	l = &Loop{
 		cfg:         cfg,
-		log:         newAsyncLogger(stderr, cfg.Verbosity, cfg.LogFormat),
+		log:         logger.NewAsync(stderr, cfg.Verbosity, cfg.LogFormat), // a slow stderr never holds up the loop
 		pid1:        os.Getpid() == 1,
 		events:      make(chan event, 16),
 		stopProbe:   func() {},
@@ -82,14 +84,14 @@ func New(cfg plan.Config, stderr io.Writer) (l *Loop, err error) {
 	}()
 	l.reap = reaper.New(l.onOrphan)
 	if cfg.Trace {
-		l.log.trace = cfg.TraceTag
+		l.log.SetTrace(cfg.TraceTag)
 		l.reap.Observe(l.observeExits)
 	}
 	// First, before anything can fork: the sockets become close-on-exec
 	// and the LISTEN_* variables leave the hooks' and probes' environment.
 	env := os.Environ()
 	if cfg.SocketActivation {
-		env = l.sockets.Receive(l.log.Logger, env)
+		env = l.sockets.Receive(l.log, env)
 	}
 	loop := l // l is nil by the time a failed New returns
 	defer func() {
@@ -100,45 +102,69 @@ func New(cfg plan.Config, stderr io.Writer) (l *Loop, err error) {
 			loop.note.Close()
 		}
 	}()
-	if l.note, l.sockets.AppEnv, env, err = notify.Setup(l.log.Logger, cfg.Notify, cfg.NotifyPass, l.sockets.AppEnv, env); err != nil {
+	if l.note, l.sockets.AppEnv, env, err = notify.Setup(l.log, cfg.Notify, cfg.NotifyPass, l.sockets.AppEnv, env); err != nil {
 		return nil, err
 	}
 	l.m = newMachine(&l.cfg, l.log, l, time.Now, env)
-	if cfg.Pdeathsig != 0 {
-		if err := unix.Prctl(unix.PR_SET_PDEATHSIG, uintptr(cfg.Pdeathsig), 0, 0, 0); err != nil {
-			return nil, fmt.Errorf("prctl(PR_SET_PDEATHSIG, %s): %w", signals.Name(cfg.Pdeathsig), err)
-		}
-	}
-	if err := l.setSubreaper(); err != nil {
+	if err := l.setUpProcess(); err != nil {
 		return nil, err
 	}
-	l.oom.Start(l.log.Logger, l.pid1, l.reap.AroundFork) // before any start: every child gets tend's original oom_score_adj
+	l.listen()
+	l.reserveThreads()
+	if err := l.startUnlessWaiting(); err != nil {
+		return nil, err
+	}
+	l.afterAppStart()
+	return l, nil
+}
+
+// setUpProcess sets what tend itself is before anything starts: the
+// parent-death signal, the subreaper bit, the OOM watch and the health
+// listener.
+func (l *Loop) setUpProcess() error {
+	cfg := &l.cfg
+	if err := signals.SetParentDeath(cfg.Pdeathsig); err != nil {
+		return err
+	}
+	if err := subreaper.Ensure(l.log, cfg.Subreaper, l.pid1, cfg.WarnNotReaper); err != nil {
+		return err
+	}
+	l.oom.Start(l.log, l.pid1, l.reap.AroundFork) // before any start: every child gets tend's original oom_score_adj
 	if cfg.HealthAddr != "" {
 		srv, err := health.Listen(cfg.HealthAddr, cfg.Version)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		l.server = srv
 		l.m.serve = true
 		l.log.Infof("health endpoint on http://%s", srv.Addr())
 	}
-	l.listen()
-	// Every thread tend will ever need, created while no app can fill the
-	// pid limit yet (package thread).
+	return nil
+}
+
+// reserveThreads creates every thread tend will ever need while no app can
+// fill the pid limit yet (package thread).
+func (l *Loop) reserveThreads() {
 	began := time.Now()
-	want, have := reserveThreads(&l.cfg)
+	want := thread.For(&l.cfg)
+	have := thread.Reserve(want)
 	l.log.Debugf("threads: %d, created before the app starts in %s (budget %d, GOMAXPROCS=1; -1: /proc unreadable)", have, time.Since(began).Round(time.Microsecond), want)
+}
+
+// startUnlessWaiting starts the --reload-on watcher and the app, unless a
+// wait or pre-start comes first: then the app starts from the loop once
+// they are done. In pause mode it leaves the directory at once.
+func (l *Loop) startUnlessWaiting() error {
 	if err := l.watchReload(); err != nil {
 		l.closeServer()
-		return nil, err
+		return err
 	}
-	// With a wait or pre-start, the app starts from the loop once they
-	// are done.
+	cfg := &l.cfg
 	if len(cfg.Args) > 0 && len(cfg.WaitFor) == 0 && len(cfg.PreStart) == 0 {
 		if err := l.startAppNow(); err != nil {
 			l.stopWatch()
 			l.closeServer()
-			return nil, err
+			return err
 		}
 	}
 	if len(cfg.Args) == 0 && cfg.ChdirRoot {
@@ -146,12 +172,17 @@ func New(cfg plan.Config, stderr io.Writer) (l *Loop, err error) {
 		// directory too, which podman later unmounts (catatonit.c, main).
 		l.leaveDir()
 	}
-	// After the app's start, which inherits the limit tend was given.
+	return nil
+}
+
+// afterAppStart caps tend's queue of realtime signals after the app's
+// start, which inherits the limit tend was given, and registers the rest
+// (signals.Channels.AfterAppStart).
+func (l *Loop) afterAppStart() {
 	if err := l.sigs.CapQueue(); err != nil {
-		l.log.With(errField(err)).Warnf("cannot cap tend's queue of realtime signals (a flood of them can delay a stop): prlimit: %v", err)
+		l.log.With(logger.ErrField(err)).Warnf("cannot cap tend's queue of realtime signals (a flood of them can delay a stop): prlimit: %v", err)
 	}
 	l.rtDone = l.sigs.AfterAppStart()
-	return l, nil
 }
 
 // listen registers the signals tend catches, which Behaviour says, before
@@ -159,9 +190,9 @@ func New(cfg plan.Config, stderr io.Writer) (l *Loop, err error) {
 func (l *Loop) listen() {
 	cfg := &l.cfg
 	if cfg.ForwardCatchable {
-		l.sigs = signals.ListenCatchable(cfg.StopSignal, !ownsSockets(cfg), cfg.ForwardURG)
+		l.sigs = signals.ListenCatchable(cfg.StopSignal, !cfg.OwnsSockets(), cfg.ForwardURG)
 		if !cfg.ForwardURG {
-			l.log.warnAlways("URG is not forwarded: Go's asynchronous preemption is on in this tend, so the runtime sends itself URG; " +
+			l.log.WarnAlways("URG is not forwarded: Go's asynchronous preemption is on in this tend, so the runtime sends itself URG; " +
 				"build tend as make build does (asyncpreemptoff=1), or run it with GODEBUG=asyncpreemptoff=1")
 		}
 	} else {
@@ -208,29 +239,6 @@ func (l *Loop) startAppNow() error {
 	return nil
 }
 
-func (l *Loop) setSubreaper() error {
-	if l.cfg.Subreaper {
-		return subreaper.Set()
-	}
-	if l.pid1 {
-		return nil
-	}
-	if is, err := subreaper.Is(); err == nil && is {
-		return nil // a wrapper set the bit and exec'd us
-	}
-	if !l.cfg.WarnNotReaper {
-		return nil
-	}
-	if init := reaper.PID1Init(); init != "" {
-		// A sidecar in a shared-PID pod: the pod's init reaps.
-		l.log.Infof("tend is not PID 1 and not a child subreaper: orphans go to PID 1 (%s), an init that reaps them; tend's drain does not reach them (-s keeps them in tend's tree)", init)
-		return nil
-	}
-	l.log.Warnf("tend is not PID 1 and not a child subreaper, so zombie reaping won't work: " +
-		"orphans are re-parented elsewhere. Use -s or TINI_SUBREAPER, or run tend as PID 1")
-	return nil
-}
-
 // logFlush bounds how long tend waits, on its way out, for stderr to take
 // the lines still queued.
 const logFlush = time.Second
@@ -261,82 +269,101 @@ func (l *Loop) Run(ctx context.Context) int {
 	defer l.note.Close()
 	beat, stopBeat := l.serve()
 	defer stopBeat()
-	var appDone <-chan reaper.Exit
+	in := inputs{beat: beat, ctxDone: ctx.Done(), inbox: l.note.Inbox(), timer: time.NewTimer(time.Hour)}
+	in.timer.Stop()
 	pid := 0
 	if l.app != nil {
-		appDone, pid = l.app.Done(), l.app.Pid
+		in.appDone, pid = l.app.Done(), l.app.Pid
 	}
 	l.m.begin(pid)
 	l.tellManager()
 	// The sweep after the start: SIGCHLD was registered before the fork
 	// (docs/design.md, "When signals are registered", step 1), so this
 	// only catches what exited in between.
-	none, err := l.reapAll()
+	none, err := l.reapNow()
 	l.m.handle(reaped{none: none, err: err})
-	timer := time.NewTimer(time.Hour)
-	timer.Stop()
-	var armed time.Time
-	ctxDone := ctx.Done()
-	inbox := l.note.Inbox()
 	for l.m.st.phase != phaseDone {
-		// One timer serves every deadline the machine keeps.
-		if d := l.m.deadline(); !d.Equal(armed) {
-			timer.Stop()
-			armed = d
-			if !d.IsZero() {
-				timer.Reset(time.Until(d))
-			}
-		}
-		var ev event
-		select {
-		case sig := <-l.sigs.Stop:
-			ev = sigEvent{sig.(unix.Signal)}
-		case sig := <-l.sigs.Forward:
-			ev = sigEvent{sig.(unix.Signal)}
-		case <-l.sigs.Child:
-			// Signals coalesce: Reap drains every exit there is.
-			none, err := l.reapAll()
-			ev = reaped{none: none, err: err}
-		case e := <-appDone:
-			appDone = nil
-			l.app.Release()
-			l.oom.Exit(e, l.cfg.Args[0])
-			ev = appExit{code: e.Code()}
-		case ev = <-l.events:
-		case <-timer.C:
-			armed = time.Time{}
-			ev = tick{}
-		case <-l.rtDone:
-			l.rtDone = nil
-			l.log.Debugf("realtime signals registered")
+		in.arm(l.m.deadline())
+		ev := l.next(&in)
+		if ev == nil {
 			continue
-		case <-beat:
-			l.oom.Look()
-			l.m.publish()
-			continue
-		case <-ctxDone:
-			ctxDone = nil
-			ev = cancelled{}
-		case <-l.note.Watchdog():
-			l.watchdogPing()
-			continue
-		case msg, ok := <-inbox:
-			if !ok {
-				inbox = nil
-				l.note.InboxClosed()
-				continue
-			}
-			ev = notified{msg}
 		}
 		started := l.app
 		l.m.handle(ev)
 		l.tellManager()
 		if started == nil && l.app != nil {
 			// Started by the event just handled (after pre-start).
-			appDone = l.app.Done()
+			in.appDone = l.app.Done()
 		}
 	}
 	return l.finish()
+}
+
+// inputs are the channels Run waits on besides the Loop's own; each is
+// set to nil once it has said its last.
+type inputs struct {
+	appDone <-chan reaper.Exit
+	beat    <-chan time.Time
+	ctxDone <-chan struct{}
+	inbox   <-chan notify.Message
+	timer   *time.Timer // one timer serves every deadline the machine keeps
+	armed   time.Time
+}
+
+// arm sets the timer to the machine's earliest deadline d, when it moved.
+func (in *inputs) arm(d time.Time) {
+	if d.Equal(in.armed) {
+		return
+	}
+	in.timer.Stop()
+	in.armed = d
+	if !d.IsZero() {
+		in.timer.Reset(time.Until(d))
+	}
+}
+
+// next waits for the next event for the machine; nil for an input the
+// loop dealt with itself.
+func (l *Loop) next(in *inputs) event {
+	select {
+	case sig := <-l.sigs.Stop:
+		return sigEvent{sig.(unix.Signal)}
+	case sig := <-l.sigs.Forward:
+		return sigEvent{sig.(unix.Signal)}
+	case <-l.sigs.Child:
+		// Signals coalesce: Reap drains every exit there is.
+		none, err := l.reapNow()
+		return reaped{none: none, err: err}
+	case e := <-in.appDone:
+		in.appDone = nil
+		l.app.Release()
+		l.oom.Exit(e, l.cfg.Args[0])
+		return appExit{code: e.Code()}
+	case ev := <-l.events:
+		return ev
+	case <-in.timer.C:
+		in.armed = time.Time{}
+		return tick{}
+	case <-l.rtDone:
+		l.rtDone = nil
+		l.log.Debugf("realtime signals registered")
+	case <-in.beat:
+		l.oom.Look()
+		l.m.publish()
+	case <-in.ctxDone:
+		in.ctxDone = nil
+		return cancelled{}
+	case <-l.note.Watchdog():
+		l.watchdogPing()
+	case msg, ok := <-in.inbox:
+		if !ok {
+			in.inbox = nil
+			l.note.InboxClosed()
+			return nil
+		}
+		return notified{msg}
+	}
+	return nil
 }
 
 // serve starts the health server, when there is one, and the heartbeat
@@ -359,7 +386,7 @@ func (l *Loop) serve() (beat <-chan time.Time, stop func()) {
 func (l *Loop) finish() int {
 	l.oom.Look()
 	if why := cmp.Or(l.m.st.reason, l.oom.Reason()); why != "" {
-		l.writeTerminationMessage(why)
+		termination.Report(l.log, l.cfg.TerminationMessagePath, why)
 	}
 	return l.m.exitCode()
 }

@@ -9,7 +9,9 @@ import (
 
 	"github.com/tend-init/tend/health"
 	"github.com/tend-init/tend/hooks"
+	"github.com/tend-init/tend/logger"
 	"github.com/tend-init/tend/plan"
+	"github.com/tend-init/tend/terminal"
 	"github.com/tend-init/tend/termination"
 	"golang.org/x/sys/unix"
 )
@@ -116,9 +118,9 @@ type state struct {
 	reload      reloadState // --reload-on (reload.go)
 
 	exitOverride int // one of the Exit* codes, or 0
-	// ignoreOnce: signals to ignore once each, after tend detached from
-	// the terminal of the session it led (plan.GroupSession).
-	ignoreOnce []unix.Signal
+	// ignoreOnce: the HUP and CONT of tend's own detach from the terminal
+	// of the session it led, ignored once each (plan.GroupSession).
+	ignoreOnce terminal.HandOff
 	reason     string // why tend, not the app, decided the outcome
 
 	stop  termination.Stop  // the stop's and the drain's clock
@@ -142,7 +144,7 @@ type state struct {
 // move it on events. It does no I/O of its own; it acts through w.
 type machine struct {
 	cfg     *plan.Config
-	log     *Logger
+	log     *logger.Logger
 	w       world
 	now     func() time.Time
 	baseEnv []string // tend's environment, the base of every child's
@@ -150,7 +152,7 @@ type machine struct {
 	st      state
 }
 
-func newMachine(cfg *plan.Config, log *Logger, w world, now func() time.Time, baseEnv []string) *machine {
+func newMachine(cfg *plan.Config, log *logger.Logger, w world, now func() time.Time, baseEnv []string) *machine {
 	return &machine{cfg: cfg, log: log, w: w, now: now, baseEnv: baseEnv, st: state{
 		checks:        newProbeStates(cfg.Checks),
 		hooks:         map[plan.HookKind]*hookRun{},
@@ -245,7 +247,7 @@ func (m *machine) onAppExit(code int) {
 	}
 	m.st.appExited, m.st.appCode = true, code
 	ran := m.now().Sub(m.st.appStarted).Round(time.Millisecond)
-	m.log.With(appPidField(m.st.appPid), slog.Int("code", code), durField(ran)).Infof("app (pid %d) exited with code %d after %s", m.st.appPid, code, ran)
+	m.log.With(logger.AppPidField(m.st.appPid), slog.Int("code", code), logger.DurationField(ran)).Infof("app (pid %d) exited with code %d after %s", m.st.appPid, code, ran)
 	m.termGroupOnExit(code)
 	m.cancelHook(plan.HookPostStart, errors.New("the app exited"))
 }
@@ -268,8 +270,5 @@ func (m *machine) exitCode() int {
 		m.logStopExit()
 		return m.cfg.StopExitCode
 	}
-	if m.cfg.RemapExit[m.st.appCode&0xff] {
-		return 0
-	}
-	return m.st.appCode
+	return m.cfg.Remap(m.st.appCode)
 }

@@ -3,6 +3,7 @@ package lifecycle
 import (
 	"fmt"
 	"log/slog"
+	"slices"
 )
 
 // Phase is where the lifecycle stands. The zero value is not a live phase,
@@ -58,14 +59,7 @@ var next = map[Phase][]Phase{
 	phasePostStop: {phaseDone},
 }
 
-func validTransition(from, to Phase) bool {
-	for _, p := range next[from] {
-		if p == to {
-			return true
-		}
-	}
-	return false
-}
+func validTransition(from, to Phase) bool { return slices.Contains(next[from], to) }
 
 // transition is the one place the phase changes. It logs every change at
 // -v and refuses an invalid one as an internal error: the phase stays, the

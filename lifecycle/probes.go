@@ -6,6 +6,8 @@ import (
 	"log/slog"
 
 	"github.com/tend-init/tend/health"
+	"github.com/tend-init/tend/hooks"
+	"github.com/tend-init/tend/logger"
 	"github.com/tend-init/tend/plan"
 	"github.com/tend-init/tend/probe"
 	"github.com/tend-init/tend/termination"
@@ -65,7 +67,7 @@ func (m *machine) startMainProbes() {
 
 func (m *machine) probeRun(i int, once bool) probeRun {
 	c := m.cfg.Checks[i]
-	return probeRun{idx: i, check: c, once: once, env: childEnv(m.baseEnv, c.Kind.String()+"-probe", m.appPidIfRunning(), nil)}
+	return probeRun{idx: i, check: c, once: once, env: hooks.Env(m.baseEnv, c.Kind.String()+"-probe", m.appPidIfRunning(), nil)}
 }
 
 func (m *machine) onProbe(r probeDone) {
@@ -85,13 +87,13 @@ func (m *machine) onProbe(r probeDone) {
 		// tend's own resource shortage, not the app's failure: counted
 		// and logged, never fed to the threshold.
 		m.st.probeResults[health.ProbeKey{Probe: c.Name, Kind: c.Kind.String(), Result: "unknown"}]++
-		m.log.With(probeField(c), probeKindField(c), errField(r.err)).Warnf("%s check %s: %v", c.Kind, c.Name, r.err)
+		m.log.With(probeField(c), probeKindField(c), logger.ErrField(r.err)).Warnf("%s check %s: %v", c.Kind, c.Name, r.err)
 		return
 	}
 	m.st.probeResults[health.ProbeKey{Probe: c.Name, Kind: c.Kind.String(), Result: outcome(r.err == nil)}]++
 	if r.err != nil {
 		cs.lastErr = r.err
-		m.log.With(probeField(c), probeKindField(c), errField(r.err)).Debugf("%s attempt failed: %v", label(c), r.err)
+		m.log.With(probeField(c), probeKindField(c), logger.ErrField(r.err)).Debugf("%s attempt failed: %v", label(c), r.err)
 	}
 	if r.err == nil && !cs.seenUp {
 		cs.seenUp = true
@@ -119,7 +121,7 @@ func (m *machine) onProbe(r probeDone) {
 	if m.st.phase == phasePause {
 		// A sidecar: /livez says so, and the orchestrator restarts
 		// whatever it attributes the probe to. tend keeps running.
-		m.log.With(probeField(c), probeKindField(c), errField(r.err)).Warnf("%s: /livez answers 503", why)
+		m.log.With(probeField(c), probeKindField(c), logger.ErrField(r.err)).Warnf("%s: /livez answers 503", why)
 		return
 	}
 	m.st.exitOverride = plan.ExitLivenessFailed
@@ -129,7 +131,7 @@ func (m *machine) onProbe(r probeDone) {
 		grace = c.GracePeriod // the probe's own terminationGracePeriodSeconds
 	}
 	m.st.cause.Because(termination.ProbeCause(c), c.Name)
-	m.beginStopGrace(grace, m.ownStopSignal(), why, probeField(c), probeKindField(c), errField(r.err))
+	m.beginStopGrace(grace, m.ownStopSignal(), why, probeField(c), probeKindField(c), logger.ErrField(r.err))
 }
 
 // notStarted: in pause mode (the sidecar health responder), a check that

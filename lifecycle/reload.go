@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/tend-init/tend/internal/excerpt"
+	"github.com/tend-init/tend/logger"
 	"github.com/tend-init/tend/plan"
 	"github.com/tend-init/tend/signals"
 	"github.com/tend-init/tend/watch"
@@ -39,7 +40,7 @@ func (l *Loop) watchReload() error {
 		case <-stopped: // the loop has returned and reads no more
 		}
 	}, func(err error) {
-		l.log.With(errField(err)).Errorf("reload: the watcher stopped: %v", err)
+		l.log.With(logger.ErrField(err)).Errorf("reload: the watcher stopped: %v", err)
 	})
 	if err != nil {
 		return fmt.Errorf("--reload-on: %w", err)
@@ -100,7 +101,7 @@ func (m *machine) onReloadSeen(s watch.Snapshot) {
 		m.log.With(slog.String("changed", describe(changed))).Infof("reload: %s changed: no app to send %s to", describe(changed), signals.Name(m.cfg.ReloadSignal))
 		return
 	}
-	m.log.With(slog.String("changed", describe(changed)), sigField(m.cfg.ReloadSignal)).Infof("reload: %s changed: sending %s to the app", describe(changed), signals.Name(m.cfg.ReloadSignal))
+	m.log.With(slog.String("changed", describe(changed)), logger.SignalField(m.cfg.ReloadSignal)).Infof("reload: %s changed: sending %s to the app", describe(changed), signals.Name(m.cfg.ReloadSignal))
 	m.forward(m.cfg.ReloadSignal)
 }
 

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/tend-init/tend/logger"
 	"github.com/tend-init/tend/plan"
 	"github.com/tend-init/tend/signals"
 	"github.com/tend-init/tend/termination"
@@ -76,7 +77,7 @@ func (m *machine) sendStop() {
 		m.log.Infof("stop: the stop signal is dropped by a rewrite rule: nothing sent")
 	} else {
 		after := now.Sub(m.st.stop.Began).Round(time.Millisecond)
-		m.log.With(sigField(sig), durField(after)).Infof("stop: sending %s to the app, %s after the stop began", signals.Name(sig), after)
+		m.log.With(logger.SignalField(sig), logger.DurationField(after)).Infof("stop: sending %s to the app, %s after the stop began", signals.Name(sig), after)
 		m.forward(sig)
 		// A stopped app (kill -STOP, a debugger, a frozen cgroup left
 		// thawed) cannot act on the stop signal until continued: SIGCONT
@@ -127,7 +128,7 @@ func (m *machine) onGrace() {
 	}
 	s := &m.st.stop
 	if !s.Sent && s.RuntimeKills {
-		m.log.With(hookField(plan.HookPreStop), sigField(s.Signal), slog.Duration("grace_period", s.Grace)).
+		m.log.With(hookField(plan.HookPreStop), logger.SignalField(s.Signal), slog.Duration("grace_period", s.Grace)).
 			Warnf("stop: pre-stop ran until the grace period of %s expired: sending the stop signal now", s.Grace)
 		m.sendStop()
 		return
@@ -135,21 +136,21 @@ func (m *machine) onGrace() {
 	if !s.Sent {
 		// Pre-stop used up the grace period. As the kubelet, the app
 		// still gets the stop signal and a minimal shutdown window.
-		m.log.With(hookField(plan.HookPreStop), sigField(s.Signal), slog.Duration("grace_period", s.Grace), slog.Duration("min_shutdown_window", m.cfg.MinShutdownWindow)).
+		m.log.With(hookField(plan.HookPreStop), logger.SignalField(s.Signal), slog.Duration("grace_period", s.Grace), slog.Duration("min_shutdown_window", m.cfg.MinShutdownWindow)).
 			Warnf("stop: pre-stop ran until the grace period of %s expired: sending the stop signal now, SIGKILL in %s", s.Grace, m.cfg.MinShutdownWindow)
 		m.sendStop()
 		return
 	}
 	m.decided(fmt.Sprintf("the app did not exit within the grace period of %s: killed with SIGKILL", s.Grace))
-	m.log.With(sigField(unix.SIGKILL), slog.Duration("grace_period", s.Grace), appPidField(m.st.appPid)).
+	m.log.With(logger.SignalField(unix.SIGKILL), slog.Duration("grace_period", s.Grace), logger.AppPidField(m.st.appPid)).
 		Warnf("stop: grace period of %s expired: sending SIGKILL to the app", s.Grace)
 	if m.cfg.KillGroup {
 		if err := m.w.signalApp(unix.SIGKILL, true); err != nil && !errors.Is(err, errNoApp) {
-			m.log.With(sigField(unix.SIGKILL), errField(err)).Errorf("SIGKILL to the app's group: %v", err)
+			m.log.With(logger.SignalField(unix.SIGKILL), logger.ErrField(err)).Errorf("SIGKILL to the app's group: %v", err)
 		}
 	}
 	if err := m.w.signalApp(unix.SIGKILL, false); err != nil && !errors.Is(err, errNoApp) {
-		m.log.With(sigField(unix.SIGKILL), errField(err)).Errorf("SIGKILL to the app: %v", err)
+		m.log.With(logger.SignalField(unix.SIGKILL), logger.ErrField(err)).Errorf("SIGKILL to the app: %v", err)
 	}
 }
 
@@ -198,7 +199,7 @@ func (m *machine) beginDrain() {
 	}
 	who := m.w.signalRest(unix.SIGTERM)
 	wait := m.st.stop.ArmDrain()
-	m.log.With(sigField(unix.SIGTERM), slog.String("targets", who), slog.Duration("drain_timeout", wait)).
+	m.log.With(logger.SignalField(unix.SIGTERM), slog.String("targets", who), slog.Duration("drain_timeout", wait)).
 		Infof("drain: sent SIGTERM to %s; waiting up to %s", who, wait)
 }
 
@@ -213,14 +214,14 @@ func (m *machine) onDrainTimeout() {
 	// stop), not the time the timer took to fire, which is later by the
 	// loop's latency.
 	wait := m.st.stop.DrainWait
-	m.log.With(sigField(unix.SIGKILL), slog.String("targets", who), slog.Duration("drain_timeout", wait)).
+	m.log.With(logger.SignalField(unix.SIGKILL), slog.String("targets", who), slog.Duration("drain_timeout", wait)).
 		Warnf("drain: %s expired; sent SIGKILL to %s", wait, who)
 	m.st.stop.KillDrain(m.now())
 }
 
 func (m *machine) endDrain() {
 	if took, ok := m.st.stop.EndDrain(m.now()); ok {
-		m.log.With(durField(took)).Infof("drain: done in %s", took)
+		m.log.With(logger.DurationField(took)).Infof("drain: done in %s", took)
 	}
 	if !m.transition(phasePostStop, "the tree is empty") {
 		return

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tend-init/tend/hooks"
+	"github.com/tend-init/tend/logger"
 	"github.com/tend-init/tend/plan"
 	"github.com/tend-init/tend/probe"
 	"github.com/tend-init/tend/termination"
@@ -54,7 +56,7 @@ func (m *machine) beginWait() {
 		m.st.wait.pending[i] = true
 		// As pre-start: set-up before the app, as tend's own user, with
 		// no app pid to name.
-		runs[i] = waitRun{idx: i, wait: w, env: childEnv(m.baseEnv, "wait", 0, nil)}
+		runs[i] = waitRun{idx: i, wait: w, env: hooks.Env(m.baseEnv, "wait", 0, nil)}
 	}
 	m.log.With(slog.Duration("wait_timeout", m.cfg.WaitTimeout)).Infof("%s (%s)", m.awaited(), bound)
 	m.w.startWait(runs)
@@ -100,19 +102,19 @@ func (m *machine) onWait(r waitDone) {
 	}
 	if r.err != nil {
 		m.st.wait.lastErr[r.idx] = r.err
-		m.log.With(slog.String("dependency", w.Name), errField(r.err)).Debugf("%s: %v", waitLabel(w), r.err)
+		m.log.With(slog.String("dependency", w.Name), logger.ErrField(r.err)).Debugf("%s: %v", waitLabel(w), r.err)
 		return
 	}
 	m.st.wait.pending[r.idx] = false
 	took := m.now().Sub(m.st.wait.began).Round(time.Millisecond)
-	m.log.With(slog.String("dependency", w.Name), durField(took)).Infof("%s is up after %s", waitLabel(w), took)
+	m.log.With(slog.String("dependency", w.Name), logger.DurationField(took)).Infof("%s is up after %s", waitLabel(w), took)
 	for _, p := range m.st.wait.pending {
 		if p {
 			return
 		}
 	}
 	m.endWait()
-	m.log.With(durField(took)).Infof("every dependency is up after %s", took)
+	m.log.With(logger.DurationField(took)).Infof("every dependency is up after %s", took)
 	if len(m.cfg.PreStart) > 0 {
 		m.begin(0) // pre-start, which launches the app once it succeeded
 		return
@@ -155,7 +157,7 @@ func (m *machine) onWaitTick(now time.Time) {
 	if !w.progressAt.IsZero() && !now.Before(w.progressAt) {
 		w.progressAt = now.Add(waitProgress)
 		waited := now.Sub(w.began).Round(time.Second)
-		m.log.With(durField(waited)).Warnf("%s, %s: %s", m.awaited(), waited, m.stillFailing())
+		m.log.With(logger.DurationField(waited)).Warnf("%s, %s: %s", m.awaited(), waited, m.stillFailing())
 	}
 }
 

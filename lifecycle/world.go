@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
-	"os/exec"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -15,6 +14,7 @@ import (
 	"github.com/tend-init/tend/hooks"
 	"github.com/tend-init/tend/http1"
 	"github.com/tend-init/tend/internal/user"
+	"github.com/tend-init/tend/logger"
 	"github.com/tend-init/tend/plan"
 	"github.com/tend-init/tend/probe"
 	"github.com/tend-init/tend/reaper"
@@ -47,11 +47,7 @@ func (l *Loop) startHook(kind plan.HookKind, cmds []hooks.Action, env []string, 
 	out := l.relay
 	go func() {
 		start := time.Now()
-		as := l.cfg.User
-		if kind == plan.HookPostStop || kind == plan.HookPreStart {
-			as = nil // set-up before and clean-up after the app: as tend itself
-		}
-		r := hooks.Runner{Starter: l.childStarter(as), Env: env, Get: l.hookGet, Timeout: l.cfg.HookTimeout, Out: out}
+		r := hooks.Runner{Starter: l.childStarter(l.cfg.HookUser(kind)), Env: env, Get: l.hookGet, Timeout: l.cfg.HookTimeout, Out: out}
 		err := r.Run(run, cmds)
 		release()
 		// The loop reads events until every hook has reported.
@@ -98,31 +94,11 @@ func (l *Loop) startProbes(runs []probeRun) {
 
 func (l *Loop) stopProbes() { l.stopProbe() }
 
-// childStarter starts hooks and exec probes through the reaper with the
-// signal dispositions tend inherited, not the ones it set for its own
-// survival after the app started (signals.Channels.ForChild).
-// as, when set, is the --user they run as.
+// childStarter starts hooks and exec probes (hooks.ChildStarter); as, when
+// set, is the --user they run as.
 func (l *Loop) childStarter(as *user.User) hooks.Starter {
-	return childStarter{l.reap, l.sigs, as, l.childDir}
+	return hooks.ChildStarter{Reaper: l.reap, Fork: l.sigs.ForChild, As: as, Dir: l.childDir}
 }
-
-type childStarter struct {
-	r    *reaper.Reaper
-	sigs *signals.Channels
-	as   *user.User
-	dir  string // "" but with ChdirRoot, once tend itself is in /
-}
-
-func (s childStarter) Start(cmd *exec.Cmd) (c *reaper.Child, err error) {
-	user.RunAs(cmd, s.as)
-	if cmd.Dir == "" {
-		cmd.Dir = s.dir
-	}
-	s.sigs.ForChild(func() { c, err = s.r.Start(cmd) })
-	return c, err
-}
-
-func (l *Loop) reapNow() (bool, error) { return l.reapAll() }
 
 // startApp starts the app after pre-start: by then tend has set up its own
 // signal dispositions and queue cap, so the fork goes through ForChild,
@@ -144,13 +120,7 @@ func (l *Loop) publish(st *health.Status) {
 
 // countRest counts tend's descendants (as PID 1, every process in the
 // namespace but tend), from /proc.
-func (l *Loop) countRest() int {
-	pids, err := reaper.Descendants(os.Getpid())
-	if err != nil {
-		return -1
-	}
-	return len(pids)
-}
+func (l *Loop) countRest() int { return reaper.CountDescendants(os.Getpid()) }
 
 // signalRest signals every process left: as PID 1, kill(-1) reaches exactly
 // the namespace minus tend; otherwise only tend's own descendants are
@@ -158,13 +128,13 @@ func (l *Loop) countRest() int {
 func (l *Loop) signalRest(sig unix.Signal) string {
 	if l.pid1 {
 		if err := reaper.KillAll(sig); err != nil && !errors.Is(err, unix.ESRCH) {
-			l.log.With(sigField(sig), errField(err)).Errorf("kill(-1, %s): %v", signals.Name(sig), err)
+			l.log.With(logger.SignalField(sig), logger.ErrField(err)).Errorf("kill(-1, %s): %v", signals.Name(sig), err)
 		}
 		return "every process in the namespace"
 	}
 	n, err := reaper.SignalDescendants(os.Getpid(), sig)
 	if err != nil {
-		l.log.With(sigField(sig), errField(err)).Errorf("signalling descendants: %v", err)
+		l.log.With(logger.SignalField(sig), logger.ErrField(err)).Errorf("signalling descendants: %v", err)
 	}
 	return fmt.Sprintf("%d descendant(s)", n)
 }

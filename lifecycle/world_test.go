@@ -135,7 +135,7 @@ func newTestMachine(edit func(*plan.Config)) (*machine, *recorder) {
 		edit(&cfg)
 	}
 	r := &recorder{clock: time.Unix(1000, 0)}
-	m := newMachine(&cfg, &Logger{Logger: logger.New(&r.log, logger.LevelDebug, logger.Text)}, r, func() time.Time { return r.clock }, []string{"PATH=/bin"})
+	m := newMachine(&cfg, logger.New(&r.log, logger.LevelDebug, logger.Text), r, func() time.Time { return r.clock }, []string{"PATH=/bin"})
 	m.serve = true
 	return m, r
 }

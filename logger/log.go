@@ -92,6 +92,7 @@ type Logger struct {
 	json    slog.Handler  // nil: text
 	q       chan logEntry // nil: write synchronously
 	dropped atomic.Uint64
+	trace   string // the tag of a peer's trace lines; "": no trace (SetTrace)
 }
 
 // logEntry is a line to write, a record to encode, or a flush request to

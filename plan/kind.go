@@ -4,6 +4,8 @@ import (
 	"strconv"
 
 	"github.com/tend-init/tend/hooks"
+	"github.com/tend-init/tend/internal/user"
+	"github.com/tend-init/tend/probe"
 )
 
 // HookKind names a lifecycle hook: which of Config's hook lists runs, and
@@ -53,6 +55,47 @@ func (c *Config) Hooks(k HookKind) []hooks.Action {
 		return c.Reload
 	}
 	return nil
+}
+
+// HookUser is who hook k runs as: --user, but for pre-start and post-stop,
+// the set-up before and the clean-up after the app, tend itself (nil).
+func (c *Config) HookUser(k HookKind) *user.User {
+	if k == HookPreStart || k == HookPostStop {
+		return nil
+	}
+	return c.User
+}
+
+// Remap is the app's exit code after the -e remaps: 0 for a code RemapExit
+// names, else the code itself.
+func (c *Config) Remap(code int) int {
+	if c.RemapExit[code&0xff] {
+		return 0
+	}
+	return code
+}
+
+// OwnsSockets reports whether tend itself will write to sockets: a health
+// endpoint, an HTTP, TCP or gRPC probe, or an HTTP hook. A PIPE raised by
+// one of those writes cannot be told from a PIPE someone sent, so
+// ForwardCatchable then leaves PIPE out (signals.Catchable).
+func (c *Config) OwnsSockets() bool {
+	if c.HealthAddr != "" {
+		return true
+	}
+	for _, p := range c.Checks {
+		if _, ok := p.Handler.(probe.Command); !ok {
+			return true
+		}
+	}
+	for _, k := range []HookKind{HookPreStart, HookPostStart, HookPreStop, HookPostStop, HookReload} {
+		for _, a := range c.Hooks(k) {
+			if _, ok := a.(hooks.HTTPGet); ok {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // ProbeKind is what a check feeds: Kubernetes' startupProbe,

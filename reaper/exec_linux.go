@@ -89,6 +89,19 @@ func unwrapPathError(err error) error {
 	return err
 }
 
+// ExecFailure is the line for a program that cannot be run, format
+// (plan.Behaviour.ExecFailLine) with the program and glibc's wording of the
+// errno, and whether err is that failure.
+func ExecFailure(err error, format string) (string, bool) {
+	var e *ExecError
+	if !errors.As(err, &e) {
+		return "", false
+	}
+	errno := unix.ENOENT
+	_ = errors.As(e.Err, &errno) // not an errno: ENOENT, the likeliest
+	return fmt.Sprintf(format, e.Prog, Strerror(errno)), true
+}
+
 // Strerror is glibc's wording of errno, as a C program's perror prints it:
 // Go's text is the same, but lower-case.
 func Strerror(errno syscall.Errno) string {

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"golang.org/x/sys/unix"
 )
 
 // GroupChild finds, among root's descendants, the lowest pid left in the
@@ -76,4 +78,15 @@ func PID1Init() string {
 		return comm
 	}
 	return ""
+}
+
+// SignalExitedGroup signals the process group the reaped process pid led.
+// Its pid cannot have been reused while the group has members: the kernel
+// keeps a pid allocated as long as a process group carries its number, so
+// kill(-pid) reaches that group or nobody (ESRCH).
+func SignalExitedGroup(pid int, sig unix.Signal) {
+	if pid <= 0 {
+		return
+	}
+	_ = unix.Kill(-pid, sig) // ESRCH: the group is empty
 }

@@ -112,6 +112,9 @@ func TestDescendants(t *testing.T) {
 			t.Fatalf("descendants must not include %d", p)
 		}
 	}
+	if n := CountDescendants(os.Getpid()); n != len(pids) {
+		t.Errorf("CountDescendants: %d, want %d", n, len(pids))
+	}
 }
 
 // TestSignalDescendantsWithoutPidfd: where pidfd_open is refused (an old

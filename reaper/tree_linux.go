@@ -76,6 +76,16 @@ func parentsByPid() (map[int]int, error) {
 	return parents, nil
 }
 
+// CountDescendants is how many live processes are below pid (Descendants);
+// -1 when /proc cannot tell.
+func CountDescendants(pid int) int {
+	pids, err := Descendants(pid)
+	if err != nil {
+		return -1
+	}
+	return len(pids)
+}
+
 // SignalDescendants sends sig to every process below pid and returns how
 // many it signalled. A pid read from /proc may be reused before the signal
 // is sent, so each one is pinned with pidfd_open first and then checked to

@@ -1,4 +1,4 @@
-package lifecycle
+package thread
 
 import (
 	"testing"
@@ -29,7 +29,7 @@ func TestThreadBudget(t *testing.T) {
 	for _, c := range cases {
 		cfg := plan.Default()
 		c.edit(&cfg)
-		if got := threadBudget(&cfg); got != c.want {
+		if got := For(&cfg); got != c.want {
 			t.Errorf("%s: budget %d, want %d", c.name, got, c.want)
 		}
 	}

@@ -1,22 +1,13 @@
-package lifecycle
+package thread
 
 import (
 	"github.com/tend-init/tend/hooks"
 	"github.com/tend-init/tend/plan"
-	"github.com/tend-init/tend/thread"
 )
 
-// reserveThreads creates the threads cfg can need (package thread) before
-// the app starts. It returns the threads wanted and the threads tend has
-// (-1: unknown).
-func reserveThreads(cfg *plan.Config) (want, have int) {
-	want = threadBudget(cfg)
-	return want, thread.Reserve(want)
-}
-
-// threadBudget is thread.Budget for what cfg runs.
-func threadBudget(cfg *plan.Config) int {
-	n := thread.Needs{
+// For is Budget for what cfg runs.
+func For(cfg *plan.Config) int {
+	n := Needs{
 		TerminationMessage: cfg.TerminationMessagePath != "",
 		Health:             cfg.HealthAddr != "",
 		Relay:              hasCommand(cfg.PreStart, cfg.PostStart, cfg.PreStop, cfg.PostStop, cfg.Reload),
@@ -34,7 +25,7 @@ func threadBudget(cfg *plan.Config) int {
 	if len(cfg.Reload) > 0 {
 		n.Hooks++ // a reload runs beside post-start, and a cancelled one beside pre-stop
 	}
-	return thread.Budget(n)
+	return Budget(n)
 }
 
 // hasCommand reports whether a hook runs a command, whose output the Relay
