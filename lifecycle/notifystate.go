@@ -2,7 +2,6 @@ package lifecycle
 
 import (
 	"log/slog"
-	"strings"
 	"time"
 
 	"github.com/tend-init/tend/health"
@@ -17,33 +16,19 @@ import (
 // notified is one message from the app's socket.
 type notified struct{ msg notify.Message }
 
-// onNotify folds a message in, logs what changed, and stops the app if it
-// asked to be treated as hung (WATCHDOG=trigger).
+// onNotify folds a message in, logs what it said (notify.Message.Said),
+// and stops the app if it asked to be treated as hung (WATCHDOG=trigger).
 func (m *machine) onNotify(n notified) {
-	msg, st := n.msg, &m.st.notes
+	st := &m.st.notes
 	was := st.Ready
-	st.Apply(msg, m.now())
-	log := m.log.With(slog.Int("sender_pid", msg.PID))
-	switch {
-	case st.Ready && !was:
-		log.Infof("notify: the app said READY=1 (pid %d)", msg.PID)
-	case !st.Ready && was:
-		log.Infof("notify: the app said RELOADING=1 (pid %d): not ready until its next READY=1", msg.PID)
-	}
-	if msg.HasStatus {
-		log.Debugf("notify: the app's status: %s", msg.Status)
-	}
-	if msg.Stopping {
-		log.Infof("notify: the app said STOPPING=1 (pid %d); the stop is still tend's to make", msg.PID)
-	}
-	if msg.MainPID > 0 {
-		log.Debugf("notify: the app said MAINPID=%d; tend watches the app it started", msg.MainPID)
-	}
-	if msg.Errno > 0 {
-		log.Infof("notify: the app said ERRNO=%d", msg.Errno)
-	}
-	if len(msg.Ignored) > 0 {
-		log.Debugf("notify: malformed lines ignored: %s", strings.Join(msg.Ignored, ", "))
+	st.Apply(n.msg, m.now())
+	log := m.log.With(slog.Int("sender_pid", n.msg.PID))
+	for _, s := range n.msg.Said(was, st.Ready) {
+		if s.Info {
+			log.Infof("notify: %s", s.Text)
+		} else {
+			log.Debugf("notify: %s", s.Text)
+		}
 	}
 	m.checkWatchdog()
 }
