@@ -43,7 +43,7 @@ func (m *machine) publish() {
 		HookDurations:    maps.Clone(st.hookDurations), // Histogram is a value: copied whole
 		ProbeResults:     maps.Clone(st.probeResults),
 		Published:        m.now(),
-		Reloads:          st.reload.count,
+		Reloads:          st.reload.Count,
 		ReloadOn:         len(m.cfg.ReloadOn) > 0,
 	}
 	if st.appExited {

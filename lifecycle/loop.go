@@ -58,7 +58,7 @@ type Loop struct {
 	exits     []reaper.Exit
 	oom       oom.Watch          // OOM kills in tend's memory cgroup
 	sockets   activation.Sockets // socket activation: the sockets offered to tend, until the app has them
-	note      *notify.Link       // sd_notify, outward and inward (package notify; tell.go)
+	note      *notify.Link       // sd_notify, outward and inward (package notify; notifystate.go)
 	stopWatch func()             // ends the --reload-on watcher (reload.go)
 }
 

@@ -10,9 +10,11 @@ import (
 	"github.com/tend-init/tend/health"
 	"github.com/tend-init/tend/hooks"
 	"github.com/tend-init/tend/logger"
+	"github.com/tend-init/tend/notify"
 	"github.com/tend-init/tend/plan"
 	"github.com/tend-init/tend/terminal"
 	"github.com/tend-init/tend/termination"
+	"github.com/tend-init/tend/watch"
 	"golang.org/x/sys/unix"
 )
 
@@ -115,7 +117,7 @@ type state struct {
 	noChildren  bool // the last reap found no child left at all
 	terminating bool // a stop has begun: not ready
 	postStartOK bool
-	reload      reloadState // --reload-on (reload.go)
+	reload      watch.Reloads // --reload-on (reload.go)
 
 	exitOverride int // one of the Exit* codes, or 0
 	// ignoreOnce: the HUP and CONT of tend's own detach from the terminal
@@ -130,7 +132,7 @@ type state struct {
 	hooks   map[plan.HookKind]*hookRun
 	checks  []probeState // parallel to plan.Config.Checks
 	started bool         // every startup check has passed once (or none)
-	notes   appNotes     // what the app said on its socket (--notify; notifystate.go)
+	notes   notify.State // what the app said on its socket (--notify; notifystate.go)
 
 	// Counters for /metrics.
 	forwarded      map[unix.Signal]uint64

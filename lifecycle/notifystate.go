@@ -1,9 +1,7 @@
 package lifecycle
 
 import (
-	"fmt"
 	"log/slog"
-	"strings"
 	"time"
 
 	"github.com/tend-init/tend/health"
@@ -12,47 +10,26 @@ import (
 	"github.com/tend-init/tend/termination"
 )
 
-// sd_notify, the machine's side: what the app said on its socket
-// (--notify) as a readiness and a liveness condition, and what tend tells
-// its own manager (notify.go sends it).
+// sd_notify: package notify speaks the protocol, holds the sockets
+// (notify.Link) and the app's notify.State; here the machine acts on what
+// the app said (--notify) and the loop tells tend's own manager.
 
 // notified is one message from the app's socket.
 type notified struct{ msg notify.Message }
 
-// appNotes is what the app has said, as the machine keeps it.
-type appNotes struct {
-	notify.State
-	wasReady bool // a READY=1 came once: a later not-ready is a reload
-}
-
-// onNotify folds a message in, logs what changed, and stops the app if it
-// asked to be treated as hung (WATCHDOG=trigger).
+// onNotify folds a message in, logs what it said (notify.Message.Said),
+// and stops the app if it asked to be treated as hung (WATCHDOG=trigger).
 func (m *machine) onNotify(n notified) {
-	msg, st := n.msg, &m.st.notes
+	st := &m.st.notes
 	was := st.Ready
-	st.Apply(msg, m.now())
-	log := m.log.With(slog.Int("sender_pid", msg.PID))
-	switch {
-	case st.Ready && !was:
-		st.wasReady = true
-		log.Infof("notify: the app said READY=1 (pid %d)", msg.PID)
-	case !st.Ready && was:
-		log.Infof("notify: the app said RELOADING=1 (pid %d): not ready until its next READY=1", msg.PID)
-	}
-	if msg.HasStatus {
-		log.Debugf("notify: the app's status: %s", msg.Status)
-	}
-	if msg.Stopping {
-		log.Infof("notify: the app said STOPPING=1 (pid %d); the stop is still tend's to make", msg.PID)
-	}
-	if msg.MainPID > 0 {
-		log.Debugf("notify: the app said MAINPID=%d; tend watches the app it started", msg.MainPID)
-	}
-	if msg.Errno > 0 {
-		log.Infof("notify: the app said ERRNO=%d", msg.Errno)
-	}
-	if len(msg.Ignored) > 0 {
-		log.Debugf("notify: malformed lines ignored: %s", strings.Join(msg.Ignored, ", "))
+	st.Apply(n.msg, m.now())
+	log := m.log.With(slog.Int("sender_pid", n.msg.PID))
+	for _, s := range n.msg.Said(was, st.Ready) {
+		if s.Info {
+			log.Infof("notify: %s", s.Text)
+		} else {
+			log.Debugf("notify: %s", s.Text)
+		}
 	}
 	m.checkWatchdog()
 }
@@ -83,10 +60,7 @@ func (m *machine) checkWatchdog() {
 	if !m.watchdogApplies() || !m.st.notes.Hung(m.now(), m.cfg.NotifyWatchdog) {
 		return
 	}
-	why := fmt.Sprintf("the app sent no WATCHDOG=1 for %s (--notify-watchdog)", m.cfg.NotifyWatchdog)
-	if m.st.notes.Triggered {
-		why = "the app sent WATCHDOG=trigger"
-	}
+	why := m.st.notes.HungWhy(m.cfg.NotifyWatchdog)
 	m.st.exitOverride = plan.ExitLivenessFailed
 	m.decided(why)
 	m.st.cause.Because(termination.ByWatchdog, "")
@@ -95,91 +69,64 @@ func (m *machine) checkWatchdog() {
 
 // notifyReadiness is the app's READY=1 as a readiness condition.
 func (m *machine) notifyReadiness() (bool, string) {
-	switch {
-	case !m.cfg.Notify || m.st.notes.Ready:
+	if !m.cfg.Notify {
 		return true, "ok"
-	case m.st.notes.wasReady:
-		return false, "not ready: the app is reloading (RELOADING=1)"
 	}
-	return false, "not ready: the app has not sent READY=1"
+	return m.st.notes.Readiness()
 }
 
 // notifyStatuses adds the app's socket to the checks /readyz?verbose and
-// /livez?verbose list: "notify" beside the readiness probes, with the
-// app's STATUS=, and "notify-watchdog" beside the liveness probes.
+// /livez?verbose list.
 func (m *machine) notifyStatuses(out []health.CheckStatus) []health.CheckStatus {
 	if !m.cfg.Notify {
 		return out
 	}
-	st := &m.st.notes
-	ready, why := m.notifyReadiness()
-	c := health.CheckStatus{Name: "notify", Kind: plan.ProbeReady.String(), Up: ready}
-	if !ready {
-		c.Detail = strings.TrimPrefix(why, "not ready: ")
-	}
-	if st.Status != "" {
-		c.Detail = strings.TrimPrefix(c.Detail+"; STATUS="+st.Status, "; ")
-	}
-	out = append(out, c)
-	if m.cfg.NotifyWatchdog > 0 {
-		hung := m.st.notes.Hung(m.now(), m.cfg.NotifyWatchdog)
-		w := health.CheckStatus{Name: "notify-watchdog", Kind: plan.ProbeLive.String(), Up: !hung}
-		if hung {
-			w.Detail = fmt.Sprintf("no WATCHDOG=1 for %s", m.cfg.NotifyWatchdog)
-		}
-		out = append(out, w)
-	}
-	return out
+	return append(out, m.st.notes.Checks(m.now(), m.cfg.NotifyWatchdog)...)
 }
 
-// managerState is what tend tells its own manager: ready once the app is
-// started, post-start passed and readiness holds (pause mode: at once
-// when nothing is checked); stopping once a stop began or the app
-// exited; and a STATUS= line for what tend waits on, with the words a
-// relay would take for a state change taken out (statusSafe).
+// managerState is what tend tells its own manager (notify.Told), where
+// --wait-for's STATUS= is what it waits on ("waiting for db=tcp://db:5432").
 func (m *machine) managerState() (ready, stopping bool, status string) {
-	ready, stopping, status = m.managerStatus()
-	return ready, stopping, statusSafe.Replace(status)
-}
-
-// statusSafe rewrites what a relay between tend and its manager would
-// read as READY=1 or WATCHDOG=1 anywhere in a datagram. conmon before
-// 2.1.10 (Debian 12's 2.1.6; src/conn_sock.c, "Do what OCI runtime does -
-// only pass READY=1") passes a datagram on as READY=1 when strstr finds
-// "READY=1" in it, and as WATCHDOG=1 likewise, so under podman 4.3
-// --sdnotify=container the STATUS= line "waiting: the app has not sent
-// READY=1" told systemd the container was ready before the app was (seen
-// in examples.TestPodmanSdnotify). Only the STATUS= text is rewritten;
-// tend's own READY=1 and WATCHDOG=1 are sent as they are.
-var statusSafe = strings.NewReplacer("READY=1", "READY", "WATCHDOG=1", "WATCHDOG")
-
-// managerStatus is managerState before statusSafe.
-func (m *machine) managerStatus() (ready, stopping bool, status string) {
 	ok, why := m.readiness()
+	at := notify.Starting
 	switch m.st.phase {
-	case phaseStopping, phaseDraining, phasePostStop, phaseDone:
-		return false, true, "stopping: " + m.stopStatus()
 	case phaseWaiting:
-		return false, false, m.awaited() // "waiting for db=tcp://db:5432"
+		return false, false, m.awaited()
 	case phasePreStart:
-		return false, false, "waiting: pre-start running"
+		at = notify.PreStart
 	case phaseRunning, phasePause:
-		if ok {
-			return true, false, "ready"
+		at = notify.Running
+	case phaseStopping:
+		at = notify.Stopping
+		if m.st.hooks[plan.HookPreStop] != nil {
+			at = notify.PreStop
 		}
+	case phaseDraining, phaseDone:
+		at = notify.Exited
+	case phasePostStop:
+		at = notify.PostStop
 	}
-	return false, false, "waiting: " + strings.TrimPrefix(why, "not ready: ")
+	return notify.Told(at, ok, why)
 }
 
-// stopStatus says where a stop stands, for STATUS=.
-func (m *machine) stopStatus() string {
-	switch {
-	case m.st.phase == phasePostStop:
-		return "post-stop running"
-	case m.st.phase == phaseDraining || m.st.phase == phaseDone:
-		return "the app exited"
-	case m.st.hooks[plan.HookPreStop] != nil:
-		return "pre-stop running"
+// tellManager sends the manager what changed since the last event: READY=1
+// the first time tend is ready, STOPPING=1 when a stop begins, and STATUS=
+// whenever what tend waits on changes. It runs on the loop after every
+// event.
+func (l *Loop) tellManager() {
+	if !l.note.Outward() {
+		return
 	}
-	return "waiting for the app to exit"
+	ready, stopping, status := l.m.managerState()
+	l.note.Tell(ready, stopping, status, func() {
+		if l.m.st.hasApp {
+			l.log.Infof("notify: READY=1 to the manager, %s after the app started", l.m.now().Sub(l.m.st.appStarted).Round(time.Millisecond))
+		} else {
+			l.log.Infof("notify: READY=1 to the manager")
+		}
+	})
 }
+
+// watchdogPing sends WATCHDOG=1 while liveness holds: a loop that runs
+// (this is the loop) and an app that is live by its checks.
+func (l *Loop) watchdogPing() { l.note.Ping(l.m.liveness()) }

@@ -19,15 +19,15 @@ func TestReloadDecisions(t *testing.T) {
 	snap := func(v string) watch.Snapshot { return watch.Snapshot{"/etc/app.conf": v} }
 	t.Run("signal", func(t *testing.T) {
 		m, r := newTestMachine(func(c *plan.Config) { c.ReloadOn = []string{"/etc/app.conf"} })
-		m.st.reload.applied = snap("a")
+		m.st.reload.Applied = snap("a")
 		m.begin(42)
 		m.handle(reloadSeen{snap("a")}) // the same bytes
 		m.handle(reloadSeen{snap("b")})
 		m.handle(reloadSeen{snap("b")})
 		m.handle(sigEvent{unix.SIGTERM})
 		m.handle(reloadSeen{snap("c")}) // during the stop
-		if got := strings.Count(strings.Join(r.acts, "\n"), "signal SIGHUP"); got != 1 || m.st.reload.count != 1 {
-			t.Fatalf("want one HUP, got %d (count %d): %q", got, m.st.reload.count, r.acts)
+		if got := strings.Count(strings.Join(r.acts, "\n"), "signal SIGHUP"); got != 1 || m.st.reload.Count != 1 {
+			t.Fatalf("want one HUP, got %d (count %d): %q", got, m.st.reload.Count, r.acts)
 		}
 		if r.published.Reloads != 1 || !r.published.ReloadOn {
 			t.Fatalf("published reloads %d", r.published.Reloads)
@@ -38,7 +38,7 @@ func TestReloadDecisions(t *testing.T) {
 			c.ReloadOn = []string{"/etc/app.conf"}
 			c.Reload = []hooks.Action{hooks.Command{Argv: []string{"reload"}}}
 		})
-		m.st.reload.applied = snap("a")
+		m.st.reload.Applied = snap("a")
 		m.begin(42)
 		m.handle(reloadSeen{snap("b")})
 		m.handle(reloadSeen{snap("c")}) // while the first runs: waits
@@ -48,7 +48,7 @@ func TestReloadDecisions(t *testing.T) {
 			t.Fatalf("two reloads at once: %q", r.acts)
 		}
 		m.handle(hookDone{kind: plan.HookReload})
-		if starts() != 2 || m.st.reload.applied["/etc/app.conf"] != "d" {
+		if starts() != 2 || m.st.reload.Applied["/etc/app.conf"] != "d" {
 			t.Fatalf("the change made during the reload must run once after it: %q", r.acts)
 		}
 		m.handle(sigEvent{unix.SIGTERM})

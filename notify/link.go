@@ -11,7 +11,7 @@ import (
 
 // Link is sd_notify as tend's event loop holds it: the set-up, the sockets,
 // the watchdog's ticker and what was sent (the machine's decisions are
-// lifecycle's, notifystate.go).
+// lifecycle's, notifystate.go; the app's State is this package's).
 //
 // Outward: when tend's environment has NOTIFY_SOCKET (podman
 // --sdnotify=container, Quadlet's Notify=, a Type=notify unit), tend tells
@@ -161,12 +161,13 @@ func (k *Link) Outward() bool { return k != nil && k.out != nil }
 
 // Tell sends the manager what changed since the last call: READY=1 the
 // first time ready holds (after readyLine, which logs it), STOPPING=1 when
-// stopping first holds, and STATUS= whenever status changes. Each send is
-// one non-blocking datagram.
+// stopping first holds, and STATUS= whenever status (made safe by
+// statusSafe) changes. Each send is one non-blocking datagram.
 func (k *Link) Tell(ready, stopping bool, status string, readyLine func()) {
 	if !k.Outward() {
 		return
 	}
+	status = statusSafe.Replace(status)
 	var msg []string
 	switch {
 	case stopping && !k.stopping:
@@ -184,6 +185,16 @@ func (k *Link) Tell(ready, stopping bool, status string, readyLine func()) {
 	if len(msg) > 0 {
 		k.Send(strings.Join(msg, "\n"))
 	}
+}
+
+// Ping sends WATCHDOG=1 when live holds (the loop that calls it runs, and
+// the app is live by its checks); otherwise it logs why not at -vv.
+func (k *Link) Ping(live bool, why string) {
+	if !live {
+		k.log.Debugf("notify: no WATCHDOG=1 to the manager: %s", why)
+		return
+	}
+	k.Send("WATCHDOG=1")
 }
 
 // Send sends msg to the manager; a failure is a warning the first time,

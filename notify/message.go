@@ -165,3 +165,42 @@ func Check(b []byte, n int, truncated bool) Drop {
 	}
 	return Accepted
 }
+
+// Said is one thing a message said, in tend's log's words ("notify: " and
+// the text): Info at -v, or else at -vv.
+type Said struct {
+	Info bool
+	Text string
+}
+
+// Said lists what m is worth a log line for, in order, given the app's
+// readiness before (was) and after (ready) it: a change of readiness is a
+// READY=1 or a reload, and the rest tend reports but does not act on.
+func (m Message) Said(was, ready bool) []Said {
+	var out []Said
+	add := func(info bool, format string, args ...any) {
+		out = append(out, Said{info, fmt.Sprintf(format, args...)})
+	}
+	switch {
+	case ready && !was:
+		add(true, "the app said READY=1 (pid %d)", m.PID)
+	case !ready && was:
+		add(true, "the app said RELOADING=1 (pid %d): not ready until its next READY=1", m.PID)
+	}
+	if m.HasStatus {
+		add(false, "the app's status: %s", m.Status)
+	}
+	if m.Stopping {
+		add(true, "the app said STOPPING=1 (pid %d); the stop is still tend's to make", m.PID)
+	}
+	if m.MainPID > 0 {
+		add(false, "the app said MAINPID=%d; tend watches the app it started", m.MainPID)
+	}
+	if m.Errno > 0 {
+		add(true, "the app said ERRNO=%d", m.Errno)
+	}
+	if len(m.Ignored) > 0 {
+		add(false, "malformed lines ignored: %s", strings.Join(m.Ignored, ", "))
+	}
+	return out
+}

@@ -78,3 +78,35 @@ func TestCheck(t *testing.T) {
 		}
 	}
 }
+
+// TestMessageSaid: what a message is worth a log line for, in order and
+// at its level.
+func TestMessageSaid(t *testing.T) {
+	for _, c := range []struct {
+		msg       string
+		was, then bool
+		want      string
+	}{
+		{"READY=1", false, true, "+the app said READY=1 (pid 7)"},
+		{"READY=1", true, true, ""},
+		{"RELOADING=1", true, false, "+the app said RELOADING=1 (pid 7): not ready until its next READY=1"},
+		{"WATCHDOG=1", false, false, ""},
+		{"STATUS=up\nSTOPPING=1\nMAINPID=9\nERRNO=5", true, true,
+			"-the app's status: up|+the app said STOPPING=1 (pid 7); the stop is still tend's to make|-the app said MAINPID=9; tend watches the app it started|+the app said ERRNO=5"},
+		{"MAINPID=abc", false, false, `-malformed lines ignored: "MAINPID=abc"`},
+	} {
+		m := Parse([]byte(c.msg))
+		m.PID = 7
+		var got []string
+		for _, s := range m.Said(c.was, c.then) {
+			level := "-"
+			if s.Info {
+				level = "+"
+			}
+			got = append(got, level+s.Text)
+		}
+		if g := strings.Join(got, "|"); g != c.want {
+			t.Errorf("%q (%v -> %v): said %q, want %q", c.msg, c.was, c.then, g, c.want)
+		}
+	}
+}

@@ -1,6 +1,13 @@
 package notify
 
-import "time"
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/tend-init/tend/health"
+	"github.com/tend-init/tend/plan"
+)
 
 // State is what the app has said on its socket, as the event loop keeps
 // it: a value the loop updates with Apply and reads, never shared.
@@ -8,6 +15,8 @@ type State struct {
 	// Ready is the readiness condition: READY=1 seen, and no RELOADING=1
 	// after it (sd_notify(3): reloading "until it sends READY=1 again").
 	Ready bool
+	// WasReady: a READY=1 came once, so a later not-ready is a reload.
+	WasReady bool
 	// Status is the last STATUS=, escaped, for /readyz?verbose.
 	Status string
 	// Stopping: the app said STOPPING=1 (tend logs it; the stop is tend's).
@@ -29,7 +38,7 @@ func (s *State) Apply(m Message, now time.Time) {
 		s.Ready = false
 	}
 	if m.Ready {
-		s.Ready = true
+		s.Ready, s.WasReady = true, true
 	}
 	if m.Stopping {
 		s.Stopping = true
@@ -81,4 +90,49 @@ func (s *State) Deadline(period time.Duration) (time.Time, bool) {
 		return time.Time{}, false
 	}
 	return s.lastPing.Add(period), true
+}
+
+// Readiness is READY=1 as a readiness condition, in /readyz's words.
+func (s *State) Readiness() (bool, string) {
+	switch {
+	case s.Ready:
+		return true, "ok"
+	case s.WasReady:
+		return false, "not ready: the app is reloading (RELOADING=1)"
+	}
+	return false, "not ready: the app has not sent READY=1"
+}
+
+// HungWhy says why Hung holds, for the stop's log line and termination
+// message.
+func (s *State) HungWhy(period time.Duration) string {
+	if s.Triggered {
+		return "the app sent WATCHDOG=trigger"
+	}
+	return fmt.Sprintf("the app sent no WATCHDOG=1 for %s (--notify-watchdog)", period)
+}
+
+// Checks is the app's socket as /readyz?verbose and /livez?verbose list
+// it: "notify" beside the readiness probes, with the app's STATUS=, and,
+// when period (--notify-watchdog) is set, "notify-watchdog" beside the
+// liveness probes.
+func (s *State) Checks(now time.Time, period time.Duration) []health.CheckStatus {
+	ready, why := s.Readiness()
+	c := health.CheckStatus{Name: "notify", Kind: plan.ProbeReady.String(), Up: ready}
+	if !ready {
+		c.Detail = strings.TrimPrefix(why, "not ready: ")
+	}
+	if s.Status != "" {
+		c.Detail = strings.TrimPrefix(c.Detail+"; STATUS="+s.Status, "; ")
+	}
+	out := []health.CheckStatus{c}
+	if period > 0 {
+		hung := s.Hung(now, period)
+		w := health.CheckStatus{Name: "notify-watchdog", Kind: plan.ProbeLive.String(), Up: !hung}
+		if hung {
+			w.Detail = fmt.Sprintf("no WATCHDOG=1 for %s", period)
+		}
+		out = append(out, w)
+	}
+	return out
 }

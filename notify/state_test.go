@@ -58,3 +58,51 @@ func TestStateDeadline(t *testing.T) {
 		t.Fatal("deadline with no watchdog")
 	}
 }
+
+// TestStateReadiness: READY=1 as a readiness condition, and a not-ready
+// after a READY=1 worded as a reload.
+func TestStateReadiness(t *testing.T) {
+	t0 := time.Unix(1000, 0)
+	var s State
+	for _, st := range []struct {
+		msg   string
+		ready bool
+		why   string
+	}{
+		{"STATUS=loading", false, "not ready: the app has not sent READY=1"},
+		{"RELOADING=1", false, "not ready: the app has not sent READY=1"},
+		{"READY=1", true, "ok"},
+		{"RELOADING=1", false, "not ready: the app is reloading (RELOADING=1)"},
+		{"READY=1", true, "ok"},
+	} {
+		s.Apply(Parse([]byte(st.msg)), t0)
+		if ready, why := s.Readiness(); ready != st.ready || why != st.why {
+			t.Fatalf("after %q: Readiness() = %v %q, want %v %q", st.msg, ready, why, st.ready, st.why)
+		}
+	}
+}
+
+// TestStateChecks: the rows /readyz?verbose and /livez?verbose list for
+// the app's socket, and why a hung app is stopped.
+func TestStateChecks(t *testing.T) {
+	t0 := time.Unix(1000, 0)
+	var s State
+	s.Apply(Parse([]byte("STATUS=loading")), t0)
+	if cs := s.Checks(t0, 0); len(cs) != 1 || cs[0].Name != "notify" || cs[0].Kind != "ready" || cs[0].Up ||
+		cs[0].Detail != "the app has not sent READY=1; STATUS=loading" {
+		t.Fatalf("before READY=1, no watchdog: %+v", cs)
+	}
+	s.Apply(Parse([]byte("READY=1\nSTATUS=")), t0)
+	cs := s.Checks(t0.Add(10*time.Second), 10*time.Second)
+	if len(cs) != 2 || !cs[0].Up || cs[0].Detail != "" || cs[1].Name != "notify-watchdog" || cs[1].Kind != "live" ||
+		cs[1].Up || cs[1].Detail != "no WATCHDOG=1 for 10s" {
+		t.Fatalf("ready, watchdog missed: %+v", cs)
+	}
+	if why := s.HungWhy(10 * time.Second); why != "the app sent no WATCHDOG=1 for 10s (--notify-watchdog)" {
+		t.Errorf("HungWhy = %q", why)
+	}
+	s.Apply(Parse([]byte("WATCHDOG=trigger")), t0)
+	if why := s.HungWhy(10 * time.Second); why != "the app sent WATCHDOG=trigger" {
+		t.Errorf("HungWhy after a trigger = %q", why)
+	}
+}

@@ -1,7 +1,7 @@
 // Package watch tells when the bytes of a set of files and directories
 // change: inotify watches on the directories that hold them (Watcher),
-// and a bounded digest of what they hold (Take). It decides nothing: the
-// event loop compares snapshots and chooses whether to reload the app.
+// and a bounded digest of what they hold (Take). Its goroutine only sends
+// snapshots; Reloads, a value the event loop keeps, decides on each.
 package watch
 
 import (
