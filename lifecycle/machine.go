@@ -10,6 +10,7 @@ import (
 	"github.com/tend-init/tend/health"
 	"github.com/tend-init/tend/hooks"
 	"github.com/tend-init/tend/plan"
+	"github.com/tend-init/tend/probe"
 	"golang.org/x/sys/unix"
 )
 
@@ -135,17 +136,15 @@ type state struct {
 	// its SIGKILL, not tend's (plan.Config.RuntimeKills).
 	runtimeKills bool
 
-	wait    waitState // --wait-for (wait.go)
-	hooks   map[plan.HookKind]*hookRun
-	checks  []probeState // parallel to plan.Config.Checks
-	started bool         // every startup check has passed once (or none)
-	notes   appNotes     // what the app said on its socket (--notify; notifystate.go)
+	wait   probe.Await // --wait-for (wait.go)
+	hooks  map[plan.HookKind]*hookRun
+	checks probe.Set // parallel to plan.Config.Checks (probes.go)
+	notes  appNotes  // what the app said on its socket (--notify; notifystate.go)
 
 	// Counters for /metrics.
 	forwarded      map[unix.Signal]uint64
 	hookRuns       map[health.HookKey]uint64
 	hookDurations  map[string]health.Histogram
-	probeResults   map[health.ProbeKey]uint64
 	internalErrors int
 }
 
@@ -163,12 +162,11 @@ type machine struct {
 
 func newMachine(cfg *plan.Config, log *Logger, w world, now func() time.Time, baseEnv []string) *machine {
 	return &machine{cfg: cfg, log: log, w: w, now: now, baseEnv: baseEnv, st: state{
-		checks:        newProbeStates(cfg.Checks),
+		checks:        newChecks(cfg.Checks),
 		hooks:         map[plan.HookKind]*hookRun{},
 		forwarded:     map[unix.Signal]uint64{},
 		hookRuns:      map[health.HookKey]uint64{},
 		hookDurations: map[string]health.Histogram{},
-		probeResults:  map[health.ProbeKey]uint64{},
 	}}
 }
 

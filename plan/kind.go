@@ -4,6 +4,7 @@ import (
 	"strconv"
 
 	"github.com/tend-init/tend/hooks"
+	"github.com/tend-init/tend/probe"
 )
 
 // HookKind names a lifecycle hook: which of Config's hook lists runs, and
@@ -56,26 +57,14 @@ func (c *Config) Hooks(k HookKind) []hooks.Action {
 }
 
 // ProbeKind is what a check feeds: Kubernetes' startupProbe,
-// readinessProbe or livenessProbe.
-type ProbeKind int
+// readinessProbe or livenessProbe. It is probe.Kind, which the checks'
+// state (probe.Set) is kept by.
+type ProbeKind = probe.Kind
 
 // The probe kinds; ProbeNone is no kind.
 const (
-	ProbeNone ProbeKind = iota
-	ProbeStartup
-	ProbeReady
-	ProbeLive
+	ProbeNone    = probe.None
+	ProbeStartup = probe.Startup
+	ProbeReady   = probe.Ready
+	ProbeLive    = probe.Live
 )
-
-// String is the kind's label in /metrics and in its flags.
-func (k ProbeKind) String() string {
-	switch k {
-	case ProbeStartup:
-		return "startup"
-	case ProbeReady:
-		return "ready"
-	case ProbeLive:
-		return "live"
-	}
-	return "probe(" + strconv.Itoa(int(k)) + ")"
-}
