@@ -83,7 +83,7 @@ type Change struct {
 	// Main checks begin now.
 	StartupDone bool
 	Flipped     bool // the check's state changed, to Passing
-	Passing     bool
+	Passing     bool // the check's state after the attempt
 }
 
 // Observe records check i's attempt (err nil when it passed). pause says
@@ -94,10 +94,10 @@ func (s *Set) Observe(i int, err error, pause bool) Change {
 		// tend's own resource shortage, not the app's failure: counted
 		// and logged, never fed to the threshold.
 		s.results[health.ProbeKey{Probe: m.Name, Kind: m.Kind.String(), Result: "unknown"}]++
-		return Change{Unknown: true}
+		return Change{Unknown: true, Passing: cs.t.State()}
 	}
 	s.results[health.ProbeKey{Probe: m.Name, Kind: m.Kind.String(), Result: map[bool]string{true: "success", false: "failure"}[err == nil]}]++
-	var ch Change
+	ch := Change{Passing: cs.t.State()}
 	if err != nil {
 		cs.lastErr = err
 	} else if !cs.seenUp {
@@ -108,7 +108,7 @@ func (s *Set) Observe(i int, err error, pause bool) Change {
 	}
 	ch.Passing, ch.Flipped = cs.t.Observe(err == nil)
 	if m.Kind == Startup && err == nil {
-		ch.Passing, ch.Flipped = true, false
+		ch.Flipped = false // its pass is StartupDone's to report, not a flip
 		if !cs.passed {
 			cs.passed = true
 			ch.StartupDone = s.startupPassed()

@@ -62,13 +62,13 @@ func TestSetObserve(t *testing.T) {
 			name:    "pause mode: failures before the first pass are not judged",
 			members: []Member{{Live, "live", p}},
 			steps:   []attempt{{0, errDown, true}, {0, errDown, true}, {0, errDown, true}, {0, nil, true}, {0, errDown, true}, {0, errDown, true}},
-			want:    []Change{{}, {}, {}, {FirstPass: true, Passing: true}, {Passing: true}, {Flipped: true}},
+			want:    []Change{{Passing: true}, {Passing: true}, {Passing: true}, {FirstPass: true, Passing: true}, {Passing: true}, {Flipped: true}},
 		},
 		{
 			name:    "unknown: counted, never fed to the threshold",
 			members: []Member{{Live, "live", p}},
 			steps:   []attempt{{0, unknown, false}, {0, unknown, false}, {0, unknown, false}, {0, errDown, false}},
-			want:    []Change{{Unknown: true}, {Unknown: true}, {Unknown: true}, {Passing: true}},
+			want:    []Change{{Unknown: true, Passing: true}, {Unknown: true, Passing: true}, {Unknown: true, Passing: true}, {Passing: true}},
 		},
 	}
 	for _, c := range cases {
