@@ -1,30 +1,20 @@
 package lifecycle
 
 import (
-	"fmt"
 	"maps"
 	"time"
 
 	"github.com/tend-init/tend/health"
-	"github.com/tend-init/tend/internal/excerpt"
 	"github.com/tend-init/tend/plan"
 	"github.com/tend-init/tend/signals"
 )
 
 // recordHook counts a finished hook for /metrics.
 func (m *machine) recordHook(d hookDone) {
-	m.st.hookRuns[health.HookKey{Hook: d.kind.String(), Result: outcome(d.err == nil)}]++
+	m.st.hookRuns[health.HookKey{Hook: d.kind.String(), Result: map[bool]string{true: "success", false: "failure"}[d.err == nil]}]++
 	h := m.st.hookDurations[d.kind.String()]
 	h.Observe(d.dur.Seconds())
 	m.st.hookDurations[d.kind.String()] = h
-}
-
-// outcome is the result label of the hook and probe counters.
-func outcome(ok bool) string {
-	if ok {
-		return "success"
-	}
-	return "failure"
 }
 
 // publish hands the health endpoint a fresh snapshot. It copies every map:
@@ -41,7 +31,7 @@ func (m *machine) publish() {
 		SignalsForwarded: make(map[string]uint64, len(st.forwarded)),
 		HookRuns:         maps.Clone(st.hookRuns),
 		HookDurations:    maps.Clone(st.hookDurations), // Histogram is a value: copied whole
-		ProbeResults:     maps.Clone(st.probeResults),
+		ProbeResults:     st.checks.Results(),
 		Published:        m.now(),
 		Reloads:          st.reload.Count,
 		ReloadOn:         len(m.cfg.ReloadOn) > 0,
@@ -52,7 +42,7 @@ func (m *machine) publish() {
 	for k, v := range st.forwarded {
 		out.SignalsForwarded[signals.Name(k)] = v
 	}
-	out.Checks = m.checkStatuses()
+	out.Checks = m.notifyStatuses(st.checks.Statuses(st.phase == phasePause))
 	out.Live, out.LiveReason = m.liveness()
 	out.Ready, out.ReadyReason = m.readiness()
 	m.w.publish(out)
@@ -71,10 +61,8 @@ func (m *machine) liveness() (bool, string) {
 	}
 	// Pause mode, the sidecar health responder: /livez reports the
 	// checks, and tend keeps running.
-	for _, k := range []plan.ProbeKind{plan.ProbeStartup, plan.ProbeLive} {
-		if c, cs, bad := m.failingCheck(k); bad {
-			return false, fmt.Sprintf("not live: %s failing: %s", label(c), oneLineErr(cs.lastErr))
-		}
+	if why := m.st.checks.NotLive(); why != "" {
+		return false, why
 	}
 	return true, "ok"
 }
@@ -95,42 +83,16 @@ func (m *machine) readiness() (bool, string) {
 			return false, "not ready: post-start running"
 		}
 		return false, "not ready: post-start failed"
-	case !m.st.started && m.hasChecks(plan.ProbeStartup):
+	case m.st.checks.StartupPending():
 		return false, "not ready: startup probe not passed yet"
 	}
 	if ok, why := m.notifyReadiness(); !ok {
 		return false, why
 	}
-	if c, cs, bad := m.failingCheck(plan.ProbeReady); bad {
-		if m.st.phase == phasePause && !cs.seenUp {
-			// The sidecar health responder: the app it watches has not
-			// been seen up yet.
-			return false, fmt.Sprintf("not ready: waiting for the app: %s not passed yet", label(c))
-		}
-		if cs.lastErr == nil {
-			return false, fmt.Sprintf("not ready: %s not passed yet", label(c))
-		}
-		return false, fmt.Sprintf("not ready: %s failing: %s", label(c), oneLineErr(cs.lastErr))
+	if why := m.st.checks.NotReady(m.st.phase == phasePause); why != "" {
+		return false, why
 	}
 	return true, "ok"
-}
-
-func (m *machine) hasChecks(k plan.ProbeKind) bool {
-	for _, c := range m.cfg.Checks {
-		if c.Kind == k {
-			return true
-		}
-	}
-	return false
-}
-
-// oneLineErr keeps a check's error on the one line /readyz answers with,
-// every control byte escaped (excerpt.Escape).
-func oneLineErr(err error) string {
-	if err == nil {
-		return "no result yet"
-	}
-	return excerpt.Escape(err.Error())
 }
 
 // heartbeat is how often the loop republishes while nothing happens, so

@@ -13,8 +13,14 @@ import (
 // values, without processes.
 func TestReadinessAndLiveness(t *testing.T) {
 	params := probe.Params{FailureThreshold: 3, SuccessThreshold: 1}
-	failing := probe.NewThreshold(params, false)
-	passing := probe.NewThreshold(params, true)
+	// db is one readiness check, named db, after the attempts errs.
+	db := func(errs ...error) probe.Set {
+		s := newChecks([]plan.Probe{{Kind: plan.ProbeReady, Name: "db", Params: params}})
+		for _, err := range errs {
+			s.Observe(0, err, false)
+		}
+		return s
+	}
 	cases := []struct {
 		name        string
 		st          state
@@ -30,11 +36,11 @@ func TestReadinessAndLiveness(t *testing.T) {
 		{name: "post-start running", st: state{hasApp: true}, postStart: 1, runningHook: true, wantReady: "not ready: post-start running", wantLive: "ok"},
 		{name: "post-start failed", st: state{hasApp: true}, postStart: 1, wantReady: "not ready: post-start failed", wantLive: "ok"},
 		{name: "post-start done", st: state{hasApp: true, postStartOK: true}, postStart: 1, wantReady: "ok", wantLive: "ok"},
-		{name: "probe not passing", st: state{hasApp: true, checks: []probeState{{t: failing}}}, ready: true, wantReady: "not ready: readiness probe db not passed yet", wantLive: "ok"},
-		{name: "probe failing", st: state{hasApp: true, checks: []probeState{{t: failing, lastErr: errors.New("status 503")}}}, ready: true, wantReady: "not ready: readiness probe db failing: status 503", wantLive: "ok"},
-		{name: "probe passing", st: state{hasApp: true, checks: []probeState{{t: passing}}}, ready: true, wantReady: "ok", wantLive: "ok"},
-		{name: "stopping", st: state{hasApp: true, terminating: true, checks: []probeState{{t: passing}}}, ready: true, wantReady: "not ready: stopping", wantLive: "ok"},
-		{name: "pause mode, check failing", st: state{checks: []probeState{{t: failing}}}, ready: true, wantReady: "not ready: readiness probe db not passed yet", wantLive: "ok"},
+		{name: "probe not passing", st: state{hasApp: true, checks: db()}, ready: true, wantReady: "not ready: readiness probe db not passed yet", wantLive: "ok"},
+		{name: "probe failing", st: state{hasApp: true, checks: db(errors.New("status 503"))}, ready: true, wantReady: "not ready: readiness probe db failing: status 503", wantLive: "ok"},
+		{name: "probe passing", st: state{hasApp: true, checks: db(nil)}, ready: true, wantReady: "ok", wantLive: "ok"},
+		{name: "stopping", st: state{hasApp: true, terminating: true, checks: db(nil)}, ready: true, wantReady: "not ready: stopping", wantLive: "ok"},
+		{name: "pause mode, check failing", st: state{checks: db()}, ready: true, wantReady: "not ready: readiness probe db not passed yet", wantLive: "ok"},
 		{name: "draining after a stop", st: state{hasApp: true, terminating: true, appExited: true}, wantReady: "not ready: stopping", wantLive: "ok"},
 		{name: "app exited by itself", st: state{hasApp: true, appExited: true}, wantReady: "not ready: the app exited", wantLive: "not live: the app exited"},
 	}
@@ -58,15 +64,5 @@ func TestReadinessAndLiveness(t *testing.T) {
 				t.Errorf("liveness = %v %q, want %q", ok, why, c.wantLive)
 			}
 		})
-	}
-}
-
-// TestReasonEscaped: a check's error reaches /readyz's one-line reason with
-// every control byte escaped, as the text log shows it, not only the line
-// breaks.
-func TestReasonEscaped(t *testing.T) {
-	got := oneLineErr(errors.New("status 500: \x1b[2J\x00\t\u2028x\ny"))
-	if want := `status 500: \x1b[2J\x00\t\u2028x\ny`; got != want {
-		t.Fatalf("got %q, want %q", got, want)
 	}
 }

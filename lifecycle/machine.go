@@ -12,6 +12,7 @@ import (
 	"github.com/tend-init/tend/logger"
 	"github.com/tend-init/tend/notify"
 	"github.com/tend-init/tend/plan"
+	"github.com/tend-init/tend/probe"
 	"github.com/tend-init/tend/terminal"
 	"github.com/tend-init/tend/termination"
 	"github.com/tend-init/tend/watch"
@@ -128,17 +129,15 @@ type state struct {
 	stop  termination.Stop  // the stop's and the drain's clock
 	cause termination.Cause // why the stop began
 
-	wait    waitState // --wait-for (wait.go)
-	hooks   map[plan.HookKind]*hookRun
-	checks  []probeState // parallel to plan.Config.Checks
-	started bool         // every startup check has passed once (or none)
-	notes   notify.State // what the app said on its socket (--notify; notifystate.go)
+	wait   probe.Await // --wait-for (wait.go)
+	hooks  map[plan.HookKind]*hookRun
+	checks probe.Set    // parallel to plan.Config.Checks (probes.go)
+	notes  notify.State // what the app said on its socket (--notify; notifystate.go)
 
 	// Counters for /metrics.
 	forwarded      map[unix.Signal]uint64
 	hookRuns       map[health.HookKey]uint64
 	hookDurations  map[string]health.Histogram
-	probeResults   map[health.ProbeKey]uint64
 	internalErrors int
 }
 
@@ -156,12 +155,11 @@ type machine struct {
 
 func newMachine(cfg *plan.Config, log *logger.Logger, w world, now func() time.Time, baseEnv []string) *machine {
 	return &machine{cfg: cfg, log: log, w: w, now: now, baseEnv: baseEnv, st: state{
-		checks:        newProbeStates(cfg.Checks),
+		checks:        newChecks(cfg.Checks),
 		hooks:         map[plan.HookKind]*hookRun{},
 		forwarded:     map[unix.Signal]uint64{},
 		hookRuns:      map[health.HookKey]uint64{},
 		hookDurations: map[string]health.Histogram{},
-		probeResults:  map[health.ProbeKey]uint64{},
 	}}
 }
 

@@ -96,7 +96,7 @@ func (m *machine) sendStop() {
 // and drain deadlines, or zero for none.
 func (m *machine) deadline() time.Time {
 	d := time.Time{}
-	for _, t := range []time.Time{m.st.stop.KillAt, m.st.stop.DrainAt, m.st.wait.at, m.st.wait.progressAt} {
+	for _, t := range []time.Time{m.st.stop.KillAt, m.st.stop.DrainAt, m.st.wait.Deadline()} {
 		if !t.IsZero() && (d.IsZero() || t.Before(d)) {
 			d = t
 		}

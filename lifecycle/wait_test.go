@@ -123,7 +123,7 @@ func TestMachineWait(t *testing.T) {
 }
 
 // TestWaitHealthAndProgress: while waiting, /livez is 200 and /readyz 503
-// naming what is awaited; the log says it every waitProgress with the time
+// naming what is awaited; the log says it every probe.WaitProgress with the time
 // waited; the machine's deadline is the next of those lines, then the
 // timeout.
 func TestWaitHealthAndProgress(t *testing.T) {
@@ -134,10 +134,10 @@ func TestWaitHealthAndProgress(t *testing.T) {
 	if !st.Live || st.Ready || st.ReadyReason != "not ready: waiting for db=tcp://db:5432, tcp://cache:6379" {
 		t.Fatalf("while waiting: live %v, ready %v %q", st.Live, st.Ready, st.ReadyReason)
 	}
-	if got, want := m.deadline(), r.clock.Add(waitProgress); !got.Equal(want) {
+	if got, want := m.deadline(), r.clock.Add(probe.WaitProgress); !got.Equal(want) {
 		t.Fatalf("deadline %v, want the progress line's %v", got, want)
 	}
-	r.clock = r.clock.Add(waitProgress)
+	r.clock = r.clock.Add(probe.WaitProgress)
 	m.handle(tick{})
 	if want := "WARN: waiting for db=tcp://db:5432, tcp://cache:6379, 5s: db (boom), tcp://cache:6379 (no result yet)"; !strings.Contains(r.log.String(), want) {
 		t.Fatalf("no progress line %q in:\n%s", want, r.log.String())

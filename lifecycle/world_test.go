@@ -12,6 +12,7 @@ import (
 	"github.com/tend-init/tend/hooks"
 	"github.com/tend-init/tend/logger"
 	"github.com/tend-init/tend/plan"
+	"github.com/tend-init/tend/probe"
 	"github.com/tend-init/tend/signals"
 )
 
@@ -82,7 +83,7 @@ func (r *recorder) stopProbes() { r.act("stop probes") }
 
 func (r *recorder) startWait(runs []waitRun) {
 	for _, w := range runs {
-		r.act("wait %s env=%s", waitLabel(w.wait), strings.Join(tendVars(w.env), ","))
+		r.act("wait %s env=%s", probe.WaitLabel(w.wait.Name, w.wait.Spec), strings.Join(tendVars(w.env), ","))
 	}
 }
 

@@ -99,26 +99,14 @@ func (c *Config) OwnsSockets() bool {
 }
 
 // ProbeKind is what a check feeds: Kubernetes' startupProbe,
-// readinessProbe or livenessProbe.
-type ProbeKind int
+// readinessProbe or livenessProbe. It is probe.Kind, which the checks'
+// state (probe.Set) is kept by.
+type ProbeKind = probe.Kind
 
 // The probe kinds; ProbeNone is no kind.
 const (
-	ProbeNone ProbeKind = iota
-	ProbeStartup
-	ProbeReady
-	ProbeLive
+	ProbeNone    = probe.None
+	ProbeStartup = probe.Startup
+	ProbeReady   = probe.Ready
+	ProbeLive    = probe.Live
 )
-
-// String is the kind's label in /metrics and in its flags.
-func (k ProbeKind) String() string {
-	switch k {
-	case ProbeStartup:
-		return "startup"
-	case ProbeReady:
-		return "ready"
-	case ProbeLive:
-		return "live"
-	}
-	return "probe(" + strconv.Itoa(int(k)) + ")"
-}
