@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/tend-init/tend/internal/excerpt"
+	"github.com/tend-init/tend/internal/filetype"
 	"golang.org/x/sys/unix"
 )
 
@@ -131,7 +132,7 @@ func checkTerminationFile(fd int) error {
 		return refused("fstat: %v", err)
 	}
 	if t := st.Mode & unix.S_IFMT; t != unix.S_IFREG {
-		return refused("not a regular file but %s", fileType(t))
+		return refused("not a regular file but %s", filetype.Of(t))
 	}
 	var fs unix.Statfs_t
 	if err := unix.Fstatfs(fd, &fs); err != nil {
@@ -147,24 +148,6 @@ func checkTerminationFile(fd int) error {
 		return errors.New("it holds the app's own message")
 	}
 	return nil
-}
-
-func fileType(t uint32) string {
-	switch t {
-	case unix.S_IFIFO:
-		return "a FIFO"
-	case unix.S_IFSOCK:
-		return "a socket"
-	case unix.S_IFCHR:
-		return "a character device"
-	case unix.S_IFBLK:
-		return "a block device"
-	case unix.S_IFDIR:
-		return "a directory"
-	case unix.S_IFLNK:
-		return "a symbolic link"
-	}
-	return fmt.Sprintf("type %#o", t)
 }
 
 // pseudoFS are the file systems whose files act when written: the kernel's

@@ -16,6 +16,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/tend-init/tend/internal/filetype"
 	"golang.org/x/sys/unix"
 )
 
@@ -81,7 +82,7 @@ func (t *taker) visit(path string, depth int) {
 		// A FIFO, a device, a socket: never opened, since opening some
 		// has effects (a FIFO's open waits for a writer, a watchdog
 		// device starts counting) and reading some never ends.
-		t.s[path] = "(not a regular file: " + kind(st.Mode) + ")"
+		t.s[path] = "(not a regular file: " + strings.TrimPrefix(filetype.Of(st.Mode), "a ") + ")"
 	}
 }
 
@@ -122,7 +123,7 @@ func (t *taker) digest(path string) string {
 		return note(err)
 	}
 	if st.Mode&unix.S_IFMT != unix.S_IFREG {
-		return "(not a regular file: " + kind(st.Mode) + ")"
+		return "(not a regular file: " + strings.TrimPrefix(filetype.Of(st.Mode), "a ") + ")"
 	}
 	h := sha256.New()
 	fmt.Fprintf(h, "%d\x00", st.Size)
@@ -146,20 +147,6 @@ func note(err error) string {
 		return "(" + errno.Error() + ")"
 	}
 	return "(" + err.Error() + ")"
-}
-
-func kind(mode uint32) string {
-	switch mode & unix.S_IFMT {
-	case unix.S_IFIFO:
-		return "FIFO"
-	case unix.S_IFCHR:
-		return "character device"
-	case unix.S_IFBLK:
-		return "block device"
-	case unix.S_IFSOCK:
-		return "socket"
-	}
-	return fmt.Sprintf("mode %#o", mode&unix.S_IFMT)
 }
 
 // Diff lists, sorted, the paths whose bytes differ between old and s:

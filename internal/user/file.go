@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/tend-init/tend/internal/filetype"
 	"golang.org/x/sys/unix"
 )
 
@@ -55,7 +56,7 @@ func each(path string, maxLine, maxTotal int, fn func(n int, line []byte) (stop 
 		return fmt.Errorf("%s: fstat: %w", path, err)
 	}
 	if st.Mode&unix.S_IFMT != unix.S_IFREG {
-		return fmt.Errorf("%s: not a regular file (%s)", path, fileType(st.Mode))
+		return fmt.Errorf("%s: not a regular file (%s)", path, filetype.Of(st.Mode))
 	}
 	// The reader's buffer is the line limit: ReadSlice never grows it.
 	rd := bufio.NewReaderSize(&fdReader{fd: fd, left: maxTotal}, maxLine)
@@ -114,20 +115,4 @@ func (r *fdReader) Read(p []byte) (int, error) {
 		}
 		return n, nil
 	}
-}
-
-func fileType(mode uint32) string {
-	switch mode & unix.S_IFMT {
-	case unix.S_IFDIR:
-		return "a directory"
-	case unix.S_IFCHR:
-		return "a character device"
-	case unix.S_IFBLK:
-		return "a block device"
-	case unix.S_IFIFO:
-		return "a FIFO"
-	case unix.S_IFSOCK:
-		return "a socket"
-	}
-	return fmt.Sprintf("mode %#o", mode&unix.S_IFMT)
 }
