@@ -1,7 +1,6 @@
 package main_test
 
 import (
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -11,6 +10,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/tend-init/tend/internal/notifypeer"
 )
 
 // notifysendBin builds testdata/notifysend, a sender that speaks the
@@ -24,57 +25,6 @@ func notifysendBin(t *testing.T) string {
 		t.Fatalf("building notifysend: %v\n%s", err, out)
 	}
 	return bin
-}
-
-// notifyManager is a test-owned NOTIFY_SOCKET: each datagram's text and
-// arrival time.
-type notifyMsg struct {
-	at  time.Time
-	msg string
-}
-
-func notifyManager(t *testing.T) (string, <-chan notifyMsg) {
-	t.Helper()
-	path := filepath.Join(t.TempDir(), "mgr")
-	conn, err := net.ListenUnixgram("unixgram", &net.UnixAddr{Name: path, Net: "unixgram"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = conn.Close() }) // ends the reader
-	ch := make(chan notifyMsg, 1024)
-	go func() {
-		buf := make([]byte, 8192)
-		for {
-			n, err := conn.Read(buf)
-			if err != nil {
-				close(ch)
-				return
-			}
-			ch <- notifyMsg{time.Now(), string(buf[:n])}
-		}
-	}()
-	return path, ch
-}
-
-// awaitLine reads datagrams until one holds line, within d.
-func awaitLine(t *testing.T, ch <-chan notifyMsg, line string, d time.Duration) notifyMsg {
-	t.Helper()
-	var seen []string
-	deadline := time.After(d)
-	for {
-		select {
-		case m, ok := <-ch:
-			if !ok {
-				t.Fatalf("manager closed waiting for %q; saw %q", line, seen)
-			}
-			if slices.Contains(strings.Split(m.msg, "\n"), line) {
-				return m
-			}
-			seen = append(seen, m.msg)
-		case <-deadline:
-			t.Fatalf("no %q within %s; saw %q", line, d, seen)
-		}
-	}
 }
 
 func nanosIn(t *testing.T, path string) time.Time {
@@ -95,7 +45,7 @@ func nanosIn(t *testing.T, path string) time.Time {
 func TestNotifyReadiness(t *testing.T) {
 	send := notifysendBin(t)
 	_, sdErr := exec.LookPath("systemd-notify")
-	mgr, ch := notifyManager(t)
+	mgr, ch := notifypeer.Listen(t)
 	dir := t.TempDir()
 	addr := freeAddr(t)
 	// The app says its socket, then waits for the test's go-ahead files.
@@ -136,14 +86,14 @@ func TestNotifyReadiness(t *testing.T) {
 	if err := os.WriteFile(dir+"/go2", nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	m := awaitLine(t, ch, "READY=1", 10*time.Second)
-	t.Logf("the app's READY=1 reached tend's manager as READY=1 in %s", m.at.Sub(nanosIn(t, dir+"/sent")).Round(time.Microsecond))
+	m, _ := notifypeer.Await(t, ch, "READY=1", 10*time.Second)
+	t.Logf("the app's READY=1 reached tend's manager as READY=1 in %s", m.At.Sub(nanosIn(t, dir+"/sent")).Round(time.Microsecond))
 	body = waitStatus(t, addr, "/readyz?verbose", 200, 10*time.Second)
 	if !strings.Contains(body, "[+]notify ok: STATUS=serving 3 clients") {
 		t.Fatalf("/readyz?verbose once ready: %q", body)
 	}
 	p.signal(syscall.SIGTERM)
-	awaitLine(t, ch, "STOPPING=1", 10*time.Second)
+	notifypeer.Await(t, ch, "STOPPING=1", 10*time.Second)
 	if code := p.wait(20 * time.Second); code != 143 {
 		t.Fatalf("exit %d, want the app's 143", code)
 	}
@@ -156,14 +106,14 @@ func TestNotifyReadyLatency(t *testing.T) {
 	send := notifysendBin(t)
 	var ds []time.Duration
 	for i := 0; i < 5; i++ {
-		mgr, ch := notifyManager(t)
+		mgr, ch := notifypeer.Listen(t)
 		dir := t.TempDir()
 		app := `date +%s%N > ` + dir + `/sent; ` + send + ` READY=1 >/dev/null; exec sleep 60`
 		p := startTend(t, opts{pid1: true, env: []string{"NOTIFY_SOCKET=" + mgr}}, "--notify", "--", "sh", "-c", app)
-		m := awaitLine(t, ch, "READY=1", 20*time.Second)
-		ds = append(ds, m.at.Sub(nanosIn(t, dir+"/sent")))
+		m, _ := notifypeer.Await(t, ch, "READY=1", 20*time.Second)
+		ds = append(ds, m.At.Sub(nanosIn(t, dir+"/sent")))
 		p.signal(syscall.SIGTERM)
-		awaitLine(t, ch, "STOPPING=1", 10*time.Second)
+		notifypeer.Await(t, ch, "STOPPING=1", 10*time.Second)
 		p.wait(20 * time.Second)
 	}
 	slices.Sort(ds)

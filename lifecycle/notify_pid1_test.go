@@ -5,17 +5,16 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/tend-init/tend/internal/notifypeer"
 	"github.com/tend-init/tend/logger"
 	"github.com/tend-init/tend/plan"
 	"github.com/tend-init/tend/probe"
@@ -71,59 +70,6 @@ func notifyHelper() int {
 	return 0
 }
 
-// datagram is one message tend sent the test's manager socket.
-type datagram struct {
-	at  time.Time
-	msg string
-}
-
-// manager is a test-owned NOTIFY_SOCKET, as podman's or systemd's: every
-// datagram, with its arrival time, on the channel.
-func manager(t *testing.T) (string, <-chan datagram) {
-	t.Helper()
-	path := filepath.Join(t.TempDir(), "mgr")
-	conn, err := net.ListenUnixgram("unixgram", &net.UnixAddr{Name: path, Net: "unixgram"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = conn.Close() }) // ends the reader
-	ch := make(chan datagram, 1024)
-	go func() {
-		buf := make([]byte, 8192)
-		for {
-			n, err := conn.Read(buf)
-			if err != nil {
-				close(ch)
-				return
-			}
-			ch <- datagram{time.Now(), string(buf[:n])}
-		}
-	}()
-	return path, ch
-}
-
-// await reads datagrams until one holds line (a whole line), failing after
-// d; it returns that datagram and every one read before it.
-func await(t *testing.T, ch <-chan datagram, line string, d time.Duration) (datagram, []string) {
-	t.Helper()
-	var seen []string
-	deadline := time.After(d)
-	for {
-		select {
-		case g, ok := <-ch:
-			if !ok {
-				t.Fatalf("manager socket closed waiting for %q; saw %q", line, seen)
-			}
-			if slices.Contains(strings.Split(g.msg, "\n"), line) {
-				return g, seen
-			}
-			seen = append(seen, g.msg)
-		case <-deadline:
-			t.Fatalf("no %q within %s; saw %q", line, d, seen)
-		}
-	}
-}
-
 // startNotifyHelper starts tend as PID 1 of a new namespace, as pid1
 // does, with env added (NOTIFY_SOCKET, WATCHDOG_USEC). Lines written to in
 // reach the app's stdin; result waits for the RESULT line.
@@ -165,13 +111,13 @@ func readNanos(t *testing.T, path string) time.Time {
 // at half of WATCHDOG_USEC, and STOPPING=1 when TERM begins a stop; the
 // app sees neither NOTIFY_SOCKET nor WATCHDOG_USEC.
 func TestPID1NotifyOutward(t *testing.T) {
-	sock, ch := manager(t)
+	sock, ch := notifypeer.Listen(t)
 	dir := t.TempDir()
 	ready := filepath.Join(dir, "ready")
 	app := "env > " + dir + "/appenv; exec sleep 60"
 	cmd, _, result := startNotifyHelper(t, notifyCase{Args: []string{"sh", "-c", app}, ReadyFile: ready},
 		"NOTIFY_SOCKET="+sock, "WATCHDOG_USEC=400000")
-	_, seen := await(t, ch, "STATUS=waiting: readiness probe not passed yet", 30*time.Second)
+	_, seen := notifypeer.Await(t, ch, "STATUS=waiting: readiness probe not passed yet", 30*time.Second)
 	for _, m := range seen {
 		if strings.Contains(m, "READY=1") {
 			t.Fatalf("READY=1 before the readiness probe passed: %q", seen)
@@ -181,12 +127,12 @@ func TestPID1NotifyOutward(t *testing.T) {
 	if err := os.WriteFile(ready, nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	g, seen := await(t, ch, "READY=1", 30*time.Second)
-	t.Logf("READY=1 %s after the ready file (probe period 100ms); before it: %q", g.at.Sub(t0).Round(time.Millisecond), seen)
+	g, seen := notifypeer.Await(t, ch, "READY=1", 30*time.Second)
+	t.Logf("READY=1 %s after the ready file (probe period 100ms); before it: %q", g.At.Sub(t0).Round(time.Millisecond), seen)
 	var pings []time.Time
 	for len(pings) < 6 {
-		g, _ := await(t, ch, "WATCHDOG=1", 30*time.Second)
-		pings = append(pings, g.at)
+		g, _ := notifypeer.Await(t, ch, "WATCHDOG=1", 30*time.Second)
+		pings = append(pings, g.At)
 	}
 	var gaps []string
 	for i := 1; i < len(pings); i++ {
@@ -196,7 +142,7 @@ func TestPID1NotifyOutward(t *testing.T) {
 	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
-	await(t, ch, "STOPPING=1", 30*time.Second)
+	notifypeer.Await(t, ch, "STOPPING=1", 30*time.Second)
 	if res := result(); field(t, res, "code") != "143" {
 		t.Fatalf("want the app's 143 after TERM: %s", res)
 	}
@@ -216,7 +162,7 @@ func TestPID1NotifyOutward(t *testing.T) {
 // STATUS= and READY=1 to the test's manager show each step.
 func TestPID1NotifyInward(t *testing.T) {
 	needSystemdNotify(t)
-	sock, ch := manager(t)
+	sock, ch := notifypeer.Listen(t)
 	dir := t.TempDir()
 	term := filepath.Join(dir, "termination-log")
 	if err := os.WriteFile(term, nil, 0o644); err != nil {
@@ -226,16 +172,16 @@ func TestPID1NotifyInward(t *testing.T) {
 		"read x; systemd-notify RELOADING=1 WATCHDOG=1; read x; systemd-notify READY=1 WATCHDOG=1; exec sleep 60"
 	_, in, result := startNotifyHelper(t, notifyCase{Args: []string{"sh", "-c", app}, Notify: true, Watchdog: 5 * time.Second, TermPath: term},
 		"NOTIFY_SOCKET="+sock)
-	await(t, ch, "STATUS=waiting: the app has not sent READY", 30*time.Second)
+	notifypeer.Await(t, ch, "STATUS=waiting: the app has not sent READY", 30*time.Second)
 	_, _ = io.WriteString(in, "go\n")
-	g, _ := await(t, ch, "READY=1", 30*time.Second)
-	t.Logf("the app's READY=1 (systemd-notify) reached the manager as tend's READY=1 in %s", g.at.Sub(readNanos(t, filepath.Join(dir, "sent"))).Round(time.Microsecond))
+	g, _ := notifypeer.Await(t, ch, "READY=1", 30*time.Second)
+	t.Logf("the app's READY=1 (systemd-notify) reached the manager as tend's READY=1 in %s", g.At.Sub(readNanos(t, filepath.Join(dir, "sent"))).Round(time.Microsecond))
 	_, _ = io.WriteString(in, "go\n")
-	await(t, ch, "STATUS=waiting: the app is reloading (RELOADING=1)", 30*time.Second)
+	notifypeer.Await(t, ch, "STATUS=waiting: the app is reloading (RELOADING=1)", 30*time.Second)
 	_, _ = io.WriteString(in, "go\n")
-	await(t, ch, "STATUS=ready", 30*time.Second)
+	notifypeer.Await(t, ch, "STATUS=ready", 30*time.Second)
 	// The app now sends nothing more: its watchdog runs out.
-	g, _ = await(t, ch, "STOPPING=1", 60*time.Second)
+	g, _ = notifypeer.Await(t, ch, "STOPPING=1", 60*time.Second)
 	if res := result(); field(t, res, "code") != strconv.Itoa(plan.ExitLivenessFailed) {
 		t.Fatalf("a missed watchdog must exit %d: %s", plan.ExitLivenessFailed, res)
 	}
