@@ -27,8 +27,7 @@ type Runner struct {
 	Env     []string // the environment of commands
 	// Get makes an HTTPGet action's request (h.Request) and returns the
 	// status of any HTTP response; the Runner judges it. It is given, not
-	// built in: the caller makes it with package http1, with tend's
-	// User-Agent, and logs the answer.
+	// built in (HTTPClient builds tend's), so that tests need no server.
 	Get     func(ctx context.Context, h HTTPGet) (int, error)
 	Timeout time.Duration // bounds each action
 	// Out passes commands' stdout and stderr on to tend's own; nil

@@ -31,35 +31,28 @@ import (
 // Goroutines that run hooks or probes only send events; every decision is
 // the machine's, taken on the loop goroutine.
 type Loop struct {
-	cfg    plan.Config
-	log    *logger.Logger
-	m      *machine
-	reap   *reaper.Reaper
-	sigs   *signals.Channels
-	app    *reaper.Child   // nil in pause mode
-	server *health.Server  // nil without a health address
-	rtDone <-chan struct{} // closed once the realtime signals are registered
-	pid1   bool
-	events chan event // hook and probe results from their goroutines
-	// orphans counts reaped processes nobody subscribed to (see
-	// onOrphan); atomic, so that Orphans may be read from anywhere.
-	orphans   atomic.Uint64
-	stopProbe context.CancelFunc
-	// stopWaiting ends --wait-for's attempts (wait.go).
-	stopWaiting context.CancelFunc
-	probeCtx    context.Context // nil until the first check starts
-	relay       *hooks.Relay    // hooks' output on its way to tend's stdout and stderr; nil until the first hook
-	// ctty: whether the app takes stdin as its controlling terminal, or
-	// why not (plan.GroupSession, package terminal). childDir: where hooks and exec
-	// probes start once tend has left it for / (ChdirRoot). exits: what
-	// the last Reap collected, for the trace (trace.go).
-	ctty      terminal.Attach
-	childDir  string
-	exits     []reaper.Exit
-	oom       oom.Watch          // OOM kills in tend's memory cgroup
-	sockets   activation.Sockets // socket activation: the sockets offered to tend, until the app has them
-	note      *notify.Link       // sd_notify, outward and inward (package notify; notifystate.go)
-	stopWatch func()             // ends the --reload-on watcher (reload.go)
+	cfg         plan.Config
+	log         *logger.Logger
+	m           *machine
+	reap        *reaper.Reaper
+	sigs        *signals.Channels
+	app         *reaper.Child   // nil in pause mode
+	server      *health.Server  // nil without a health address
+	rtDone      <-chan struct{} // closed once the realtime signals are registered
+	pid1        bool
+	events      chan event         // hook and probe results from their goroutines
+	orphans     atomic.Uint64      // reaped processes nobody subscribed to (onOrphan); read from anywhere
+	stopProbe   context.CancelFunc // ends every check (stopProbes)
+	stopWaiting context.CancelFunc // ends --wait-for's attempts (wait.go)
+	probeCtx    context.Context    // nil until the first check starts
+	relay       *hooks.Relay       // hooks' output on its way to tend's stdout and stderr; nil until the first hook
+	ctty        terminal.Attach    // whether the app takes stdin as its controlling terminal, or why not (plan.GroupSession)
+	childDir    string             // where hooks and exec probes start once tend has left it for / (ChdirRoot)
+	exits       logger.Exits       // what the last Reap collected, for the trace
+	oom         oom.Watch          // OOM kills in tend's memory cgroup
+	sockets     activation.Sockets // socket activation: the sockets offered to tend, until the app has them
+	note        *notify.Link       // sd_notify, outward and inward (package notify; notifystate.go)
+	stopWatch   func()             // ends the --reload-on watcher (reload.go)
 }
 
 // New performs the set-up in the order that loses nothing: the parent-death
@@ -85,7 +78,7 @@ func New(cfg plan.Config, stderr io.Writer) (l *Loop, err error) {
 	l.reap = reaper.New(l.onOrphan)
 	if cfg.Trace {
 		l.log.SetTrace(cfg.TraceTag)
-		l.reap.Observe(l.observeExits)
+		l.reap.Observe(l.exits.Observe)
 	}
 	// First, before anything can fork: the sockets become close-on-exec
 	// and the LISTEN_* variables leave the hooks' and probes' environment.
@@ -232,7 +225,7 @@ func (l *Loop) startAppNow() error {
 	}
 	l.app = app
 	l.log.Infof("started %q as pid %d", l.cfg.Args[0], app.Pid)
-	l.traceStarted(app.Pid)
+	l.log.TraceStarted(app.Pid, l.cfg.AppGroup == plan.GroupSession, l.ctty.OK, l.ctty.Errno)
 	if l.cfg.ChdirRoot {
 		l.leaveDir()
 	}

@@ -12,7 +12,6 @@ import (
 
 	"github.com/tend-init/tend/health"
 	"github.com/tend-init/tend/hooks"
-	"github.com/tend-init/tend/http1"
 	"github.com/tend-init/tend/internal/user"
 	"github.com/tend-init/tend/logger"
 	"github.com/tend-init/tend/plan"
@@ -34,38 +33,17 @@ func (l *Loop) signalApp(sig unix.Signal, group bool) error {
 }
 
 func (l *Loop) startHook(kind plan.HookKind, cmds []hooks.Action, env []string, deadline time.Time) context.CancelCauseFunc {
-	ctx, cancel := context.WithCancelCause(context.Background())
-	run := ctx
-	release := context.CancelFunc(func() {})
-	if !deadline.IsZero() {
-		run, release = context.WithDeadline(ctx, deadline)
-	}
 	if l.relay == nil {
 		// Built at the first hook: a tend without hooks never has one.
 		l.relay = hooks.NewRelay(os.Stdout, os.Stderr)
 	}
-	out := l.relay
-	go func() {
-		start := time.Now()
-		r := hooks.Runner{Starter: l.childStarter(l.cfg.HookUser(kind)), Env: env, Get: l.hookGet, Timeout: l.cfg.HookTimeout, Out: out}
-		err := r.Run(run, cmds)
-		release()
-		// The loop reads events until every hook has reported.
-		l.events <- hookDone{kind: kind, err: err, dur: time.Since(start)}
-	}()
-	return cancel
-}
-
-// hookGet is an HTTP hook action (a GET, or tend's POST): the runner judges
-// the status (hooks.HTTPGet); the body is read up to a bound and
-// discarded by the client.
-func (l *Loop) hookGet(ctx context.Context, h hooks.HTTPGet) (int, error) {
-	resp, err := http1.Get(ctx, h.Request(probe.UserAgent(l.cfg.Version)))
-	if err != nil {
-		return 0, err
-	}
-	l.log.With(slog.String("url", h.URL), slog.Int("status", resp.Code)).Infof("%s answered %d", h, resp.Code)
-	return resp.Code, nil
+	get := hooks.HTTPClient(probe.UserAgent(l.cfg.Version), func(h hooks.HTTPGet, code int) {
+		l.log.With(slog.String("url", h.URL), slog.Int("status", code)).Infof("%s answered %d", h, code)
+	})
+	r := hooks.Runner{Starter: l.childStarter(l.cfg.HookUser(kind)), Env: env, Get: get, Timeout: l.cfg.HookTimeout, Out: l.relay}
+	return r.Go(cmds, deadline, func(err error, took time.Duration) {
+		l.events <- hookDone{kind: kind, err: err, dur: took} // the loop reads events until every hook has reported
+	})
 }
 
 func (l *Loop) startProbes(runs []probeRun) {
@@ -137,6 +115,13 @@ func (l *Loop) signalRest(sig unix.Signal) string {
 		l.log.With(logger.SignalField(sig), logger.ErrField(err)).Errorf("signalling descendants: %v", err)
 	}
 	return fmt.Sprintf("%d descendant(s)", n)
+}
+
+// reapNow is every Reap the loop makes, then the trace's report of it.
+func (l *Loop) reapNow() (bool, error) {
+	none, err := l.reap.Reap()
+	l.exits.Report(l.log)
+	return none, err
 }
 
 // groupChild is reaper.GroupChild among tend's descendants.

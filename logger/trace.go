@@ -4,6 +4,8 @@ import (
 	"fmt"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/tend-init/tend/reaper"
 )
 
 // A peer's trace (plan.Behaviour.Trace): its own lines, word for word, for
@@ -30,4 +32,40 @@ func (l *Logger) TraceExit(pid int, status unix.WaitStatus, code int) {
 	} else {
 		l.Tracef("A child with PID %d exited with exit status %d.", pid, code)
 	}
+}
+
+// TraceStarted traces the app's start; in a new session (session), also
+// what the peer's child says of its terminal (attached, or errno why not),
+// which ours cannot say itself.
+func (l *Logger) TraceStarted(pid int, session, attached bool, errno unix.Errno) {
+	l.Tracef("Child spawned with PID %d.", pid)
+	if session {
+		if !attached {
+			l.Tracef("Unable to attach to controlling tty (errno=%d %s).", int(errno), reaper.Strerror(errno))
+		}
+		l.Tracef("setsid complete.")
+	}
+}
+
+// Exits keeps what one Reap collected (Observe, which the reaper calls
+// under its lock) until Report traces it after the Reap, so the lines
+// follow whatever the Reap itself logged. Only the loop's goroutine reaps.
+type Exits struct{ seen []reaper.Exit }
+
+// Observe keeps e for Report (reaper.Reaper.Observe).
+func (x *Exits) Observe(e reaper.Exit) { x.seen = append(x.seen, e) }
+
+// Report traces the SIGCHLD that woke the last Reap, then each exit, and
+// forgets them. Only a Reap that collected something says so: tend also
+// reaps without a SIGCHLD (the sweep after the start), and a SIGCHLD whose
+// exits a sweep already took has nothing to report.
+func (x *Exits) Report(l *Logger) {
+	if len(x.seen) == 0 {
+		return
+	}
+	l.Tracef("Received signal %d.", unix.SIGCHLD)
+	for _, e := range x.seen {
+		l.TraceExit(e.Pid, e.Status, e.Code())
+	}
+	x.seen = x.seen[:0]
 }
