@@ -1,13 +1,7 @@
 package main_test
 
 import (
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
-	"crypto/x509"
-	"crypto/x509/pkix"
 	"encoding/pem"
-	"math/big"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -18,6 +12,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/tend-init/tend/internal/testpki"
 )
 
 // TestStartupProbe: liveness waits for startup; a startup probe that never
@@ -255,22 +251,8 @@ func TestHTTPSProbeAndCheck(t *testing.T) {
 	if err := os.WriteFile(right, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw}), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	// Every httptest server shares one certificate: make another CA.
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "another CA"},
-		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour), IsCA: true, BasicConstraintsValid: true,
-		KeyUsage: x509.KeyUsageCertSign}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	wrong := filepath.Join(dir, "wrong.pem")
-	if err := os.WriteFile(wrong, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	// Every httptest server shares one certificate: another CA.
+	wrong := testpki.Write(t, dir).CA
 	addr := freeAddr(t)
 	p := startTend(t, opts{pid1: true}, "--health-addr", addr, "--probe-period", "20ms", "--ready-probe", srv.URL+"/ready", "--", "sleep", "30")
 	waitStatus(t, addr, "/readyz", 200, 10*time.Second)

@@ -2,13 +2,8 @@ package probe
 
 import (
 	"context"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/tls"
 	"crypto/x509"
-	"crypto/x509/pkix"
-	"math/big"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -17,36 +12,8 @@ import (
 	"time"
 
 	"github.com/tend-init/tend/http1"
+	"github.com/tend-init/tend/internal/testpki"
 )
-
-// otherCA is a CA that signed nothing the test servers present.
-func otherCA(t *testing.T) *x509.CertPool {
-	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmpl := &x509.Certificate{
-		SerialNumber:          big.NewInt(1),
-		Subject:               pkix.Name{CommonName: "another CA"},
-		NotBefore:             time.Now().Add(-time.Hour),
-		NotAfter:              time.Now().Add(time.Hour),
-		IsCA:                  true,
-		BasicConstraintsValid: true,
-		KeyUsage:              x509.KeyUsageCertSign,
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cert, err := x509.ParseCertificate(der)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pool := x509.NewCertPool()
-	pool.AddCert(cert)
-	return pool
-}
 
 // tlsTimeout bounds each TLS request: generous, since a handshake under
 // -race on a loaded 2-core machine has taken over 2 s, and no case here
@@ -79,7 +46,7 @@ func TestHTTPS(t *testing.T) {
 		{"unverified", http1.Request{URL: s.URL + "/ok"}, ""},
 		{"unverified, 503", http1.Request{URL: s.URL + "/down"}, "status 503"},
 		{"verified, its CA", http1.Request{URL: s.URL + "/ok", Verify: true, CA: own}, ""},
-		{"verified, another CA", http1.Request{URL: s.URL + "/ok", Verify: true, CA: otherCA(t)}, "certificate"},
+		{"verified, another CA", http1.Request{URL: s.URL + "/ok", Verify: true, CA: testpki.Write(t, t.TempDir()).Pool}, "certificate"},
 		{"verified, system roots", http1.Request{URL: s.URL + "/ok", Verify: true}, "certificate"},
 	} {
 		if _, err := Get(c.r, tlsTimeout); c.err == "" && err != nil || c.err != "" && (err == nil || !strings.Contains(err.Error(), c.err)) {
