@@ -1,6 +1,7 @@
 package lifecycle
 
 import (
+	"context"
 	"errors"
 	"testing"
 
@@ -53,9 +54,9 @@ func TestReadinessAndLiveness(t *testing.T) {
 				}
 			})
 			m.st = c.st
-			m.st.hooks = map[plan.HookKind]*hookRun{}
+			m.st.hooks = map[plan.HookKind]context.CancelCauseFunc{}
 			if c.runningHook {
-				m.st.hooks[plan.HookPostStart] = &hookRun{}
+				m.st.hooks[plan.HookPostStart] = func(error) {}
 			}
 			if ok, why := m.readiness(); why != c.wantReady || ok != (why == "ok") {
 				t.Errorf("readiness = %v %q, want %q", ok, why, c.wantReady)

@@ -22,7 +22,7 @@ func (m *machine) startHook(kind plan.HookKind, deadline time.Time) {
 	env := append(hooks.Env(m.baseEnv, kind.String(), m.appPidIfRunning(), code), m.st.cause.Env(kind, m.st.appExited)...)
 	m.log.With(hookField(kind), slog.Int("commands", len(cmds))).Infof("%s: running %d command(s)", kind, len(cmds))
 	cancel := m.w.startHook(kind, cmds, env, deadline)
-	m.st.hooks[kind] = &hookRun{cancel: cancel, started: m.now()}
+	m.st.hooks[kind] = cancel
 }
 
 // appPidIfRunning is the pid hooks see in TEND_APP_PID: 0 (unset) in
@@ -35,19 +35,19 @@ func (m *machine) appPidIfRunning() int {
 }
 
 func (m *machine) cancelHook(kind plan.HookKind, cause error) {
-	if h := m.st.hooks[kind]; h != nil {
-		h.cancel(cause)
+	if cancel := m.st.hooks[kind]; cancel != nil {
+		cancel(cause)
 	}
 }
 
 func (m *machine) onHookDone(d hookDone) {
-	h := m.st.hooks[d.kind]
-	if h == nil {
+	cancel := m.st.hooks[d.kind]
+	if cancel == nil {
 		m.internalError(fmt.Errorf("%s reported, but none was running", d.kind))
 		return
 	}
 	delete(m.st.hooks, d.kind)
-	h.cancel(nil)
+	cancel(nil)
 	m.recordHook(d)
 	if errors.Is(d.err, hooks.ErrTimeout) && d.kind != plan.HookReload { // a reload decides no outcome
 		m.decided(fmt.Sprintf("%s timed out after %s", d.kind, m.cfg.HookTimeout))
