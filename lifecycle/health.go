@@ -1,21 +1,12 @@
 package lifecycle
 
 import (
-	"maps"
 	"time"
 
 	"github.com/tend-init/tend/health"
 	"github.com/tend-init/tend/plan"
 	"github.com/tend-init/tend/signals"
 )
-
-// recordHook counts a finished hook for /metrics.
-func (m *machine) recordHook(d hookDone) {
-	m.st.hookRuns[health.HookKey{Hook: d.kind.String(), Result: map[bool]string{true: "success", false: "failure"}[d.err == nil]}]++
-	h := m.st.hookDurations[d.kind.String()]
-	h.Observe(d.dur.Seconds())
-	m.st.hookDurations[d.kind.String()] = h
-}
 
 // publish hands the health endpoint a fresh snapshot. It copies every map:
 // the machine keeps mutating its own.
@@ -29,13 +20,12 @@ func (m *machine) publish() {
 		AppExitCode:      -1,
 		Terminating:      st.terminating,
 		SignalsForwarded: make(map[string]uint64, len(st.forwarded)),
-		HookRuns:         maps.Clone(st.hookRuns),
-		HookDurations:    maps.Clone(st.hookDurations), // Histogram is a value: copied whole
 		ProbeResults:     st.checks.Results(),
 		Published:        m.now(),
 		Reloads:          st.reload.Count,
 		ReloadOn:         len(m.cfg.ReloadOn) > 0,
 	}
+	out.HookRuns, out.HookDurations = st.hookTally.Snapshot()
 	if st.appExited {
 		out.AppExitCode = st.appCode
 	}

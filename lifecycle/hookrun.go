@@ -48,7 +48,7 @@ func (m *machine) onHookDone(d hookDone) {
 	}
 	delete(m.st.hooks, d.kind)
 	cancel(nil)
-	m.recordHook(d)
+	m.st.hookTally.Record(d.kind.String(), d.err, d.dur)
 	if errors.Is(d.err, hooks.ErrTimeout) && d.kind != plan.HookReload { // a reload decides no outcome
 		m.decided(fmt.Sprintf("%s timed out after %s", d.kind, m.cfg.HookTimeout))
 	}

@@ -130,8 +130,7 @@ type state struct {
 
 	// Counters for /metrics.
 	forwarded      map[unix.Signal]uint64
-	hookRuns       map[health.HookKey]uint64
-	hookDurations  map[string]health.Histogram
+	hookTally      hooks.Tally
 	internalErrors int
 }
 
@@ -149,11 +148,9 @@ type machine struct {
 
 func newMachine(cfg *plan.Config, log *logger.Logger, w world, now func() time.Time, baseEnv []string) *machine {
 	return &machine{cfg: cfg, log: log, w: w, now: now, baseEnv: baseEnv, st: state{
-		checks:        newChecks(cfg.Checks),
-		hooks:         map[plan.HookKind]context.CancelCauseFunc{},
-		forwarded:     map[unix.Signal]uint64{},
-		hookRuns:      map[health.HookKey]uint64{},
-		hookDurations: map[string]health.Histogram{},
+		checks:    newChecks(cfg.Checks),
+		hooks:     map[plan.HookKind]context.CancelCauseFunc{},
+		forwarded: map[unix.Signal]uint64{},
 	}}
 }
 
