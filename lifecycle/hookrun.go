@@ -83,9 +83,7 @@ func (m *machine) onPreStart(err error) {
 		m.beginDrain()
 		return
 	case err != nil:
-		m.st.exitOverride = plan.ExitStartHookFailed
-		m.st.cause.Because(termination.ByPreStart, "")
-		m.decided(fmt.Sprintf("pre-start failed: %v", err))
+		m.failed(plan.ExitStartHookFailed, termination.ByPreStart, "", fmt.Sprintf("pre-start failed: %v", err))
 		m.beginDrain()
 		return
 	}
@@ -102,9 +100,7 @@ func (m *machine) launch() {
 	}
 	pid, err := m.w.startApp()
 	if err != nil {
-		m.st.exitOverride = plan.ExitCode(err)
-		m.st.cause.Because(termination.ByExec, m.cfg.Args[0])
-		m.decided(err.Error())
+		m.failed(plan.ExitCode(err), termination.ByExec, m.cfg.Args[0], err.Error())
 		m.log.With(logger.ErrField(err)).Errorf("%v", err)
 		m.beginDrain()
 		return
@@ -126,9 +122,7 @@ func (m *machine) onPostStart(err error) {
 		return
 	}
 	if (m.st.phase == phaseStarting || m.st.phase == phasePause) && !m.st.appExited {
-		m.st.exitOverride = plan.ExitStartHookFailed
-		m.st.cause.Because(termination.ByPostStart, "")
-		m.decided(fmt.Sprintf("post-start failed: %v", err))
+		m.failed(plan.ExitStartHookFailed, termination.ByPostStart, "", fmt.Sprintf("post-start failed: %v", err))
 		m.beginStop(m.ownStopSignal(), "post-start failed", hookField(plan.HookPostStart))
 	}
 }

@@ -251,6 +251,14 @@ func (m *machine) decided(why string) {
 	}
 }
 
+// failed records an outcome tend decided: the exit code, the cause hooks
+// see (TEND_STOP_*) and the termination message's reason.
+func (m *machine) failed(code int, by, detail, why string) {
+	m.st.exitOverride = code
+	m.st.cause.Because(by, detail)
+	m.decided(why)
+}
+
 // exitCode is the app's code with the -e remaps applied, unless tend chose
 // a code of its own or --stop-exit-code applies.
 func (m *machine) exitCode() int {

@@ -61,9 +61,7 @@ func (m *machine) checkWatchdog() {
 		return
 	}
 	why := m.st.notes.HungWhy(m.cfg.NotifyWatchdog)
-	m.st.exitOverride = plan.ExitLivenessFailed
-	m.decided(why)
-	m.st.cause.Because(termination.ByWatchdog, "")
+	m.failed(plan.ExitLivenessFailed, termination.ByWatchdog, "", why)
 	m.beginStop(m.ownStopSignal(), why, slog.String("probe", "notify-watchdog"))
 }
 

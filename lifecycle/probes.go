@@ -82,12 +82,6 @@ func (m *machine) onProbe(r probeDone) {
 		m.log.With(probeField(c), probeKindField(c), logger.ErrField(r.err)).Warnf("%s: /livez answers 503", why)
 		return
 	}
-	m.st.exitOverride = plan.ExitLivenessFailed
-	m.decided(why)
-	grace := termination.OwnGrace(m.cfg)
-	if c.GracePeriod > 0 {
-		grace = c.GracePeriod // the probe's own terminationGracePeriodSeconds
-	}
-	m.st.cause.Because(termination.ProbeCause(c), c.Name)
-	m.beginStopGrace(grace, m.ownStopSignal(), why, probeField(c), probeKindField(c), logger.ErrField(r.err))
+	m.failed(plan.ExitLivenessFailed, termination.ProbeCause(c), c.Name, why)
+	m.beginStopGrace(termination.ProbeGrace(m.cfg, c), m.ownStopSignal(), why, probeField(c), probeKindField(c), logger.ErrField(r.err))
 }
