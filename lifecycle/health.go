@@ -32,7 +32,10 @@ func (m *machine) publish() {
 	for k, v := range st.forwarded {
 		out.SignalsForwarded[signals.Name(k)] = v
 	}
-	out.Checks = m.notifyStatuses(st.checks.Statuses(st.phase == phasePause))
+	out.Checks = st.checks.Statuses(st.phase == phasePause)
+	if m.cfg.Notify { // the app's socket, beside the probes
+		out.Checks = append(out.Checks, st.notes.Checks(m.now(), m.cfg.NotifyWatchdog)...)
+	}
 	out.Live, out.LiveReason = m.liveness()
 	out.Ready, out.ReadyReason = m.readiness()
 	m.w.publish(out)
@@ -76,7 +79,7 @@ func (m *machine) readiness() (bool, string) {
 	case m.st.checks.StartupPending():
 		return false, "not ready: startup probe not passed yet"
 	}
-	if ok, why := m.notifyReadiness(); !ok {
+	if ok, why := m.st.notes.Readiness(); m.cfg.Notify && !ok { // READY=1
 		return false, why
 	}
 	if why := m.st.checks.NotReady(m.st.phase == phasePause); why != "" {

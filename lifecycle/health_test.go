@@ -16,7 +16,7 @@ func TestReadinessAndLiveness(t *testing.T) {
 	params := probe.Params{FailureThreshold: 3, SuccessThreshold: 1}
 	// db is one readiness check, named db, after the attempts errs.
 	db := func(errs ...error) probe.Set {
-		s := newChecks([]plan.Probe{{Kind: plan.ProbeReady, Name: "db", Params: params}})
+		s := plan.ProbeSet([]plan.Probe{{Kind: plan.ProbeReady, Name: "db", Params: params}})
 		for _, err := range errs {
 			s.Observe(0, err, false)
 		}

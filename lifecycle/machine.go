@@ -148,7 +148,7 @@ type machine struct {
 
 func newMachine(cfg *plan.Config, log *logger.Logger, w world, now func() time.Time, baseEnv []string) *machine {
 	return &machine{cfg: cfg, log: log, w: w, now: now, baseEnv: baseEnv, st: state{
-		checks:    newChecks(cfg.Checks),
+		checks:    plan.ProbeSet(cfg.Checks),
 		hooks:     map[plan.HookKind]context.CancelCauseFunc{},
 		forwarded: map[unix.Signal]uint64{},
 	}}

@@ -7,18 +7,8 @@ import (
 	"github.com/tend-init/tend/hooks"
 	"github.com/tend-init/tend/logger"
 	"github.com/tend-init/tend/plan"
-	"github.com/tend-init/tend/probe"
 	"github.com/tend-init/tend/termination"
 )
-
-// newChecks is the checks' state (probe.Set), every one not run yet.
-func newChecks(cs []plan.Probe) probe.Set {
-	ms := make([]probe.Member, len(cs))
-	for i, c := range cs {
-		ms[i] = probe.Member{Kind: c.Kind, Name: c.Name, Params: c.Params}
-	}
-	return probe.NewSet(ms)
-}
 
 // startProbes runs the startup checks, or, when there are none, the
 // readiness and liveness checks (probe.Set.First).
