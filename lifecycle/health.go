@@ -1,21 +1,12 @@
 package lifecycle
 
 import (
-	"maps"
 	"time"
 
 	"github.com/tend-init/tend/health"
 	"github.com/tend-init/tend/plan"
 	"github.com/tend-init/tend/signals"
 )
-
-// recordHook counts a finished hook for /metrics.
-func (m *machine) recordHook(d hookDone) {
-	m.st.hookRuns[health.HookKey{Hook: d.kind.String(), Result: map[bool]string{true: "success", false: "failure"}[d.err == nil]}]++
-	h := m.st.hookDurations[d.kind.String()]
-	h.Observe(d.dur.Seconds())
-	m.st.hookDurations[d.kind.String()] = h
-}
 
 // publish hands the health endpoint a fresh snapshot. It copies every map:
 // the machine keeps mutating its own.
@@ -29,20 +20,22 @@ func (m *machine) publish() {
 		AppExitCode:      -1,
 		Terminating:      st.terminating,
 		SignalsForwarded: make(map[string]uint64, len(st.forwarded)),
-		HookRuns:         maps.Clone(st.hookRuns),
-		HookDurations:    maps.Clone(st.hookDurations), // Histogram is a value: copied whole
 		ProbeResults:     st.checks.Results(),
 		Published:        m.now(),
 		Reloads:          st.reload.Count,
 		ReloadOn:         len(m.cfg.ReloadOn) > 0,
 	}
+	out.HookRuns, out.HookDurations = st.hookTally.Snapshot()
 	if st.appExited {
 		out.AppExitCode = st.appCode
 	}
 	for k, v := range st.forwarded {
 		out.SignalsForwarded[signals.Name(k)] = v
 	}
-	out.Checks = m.notifyStatuses(st.checks.Statuses(st.phase == phasePause))
+	out.Checks = st.checks.Statuses(st.phase == phasePause)
+	if m.cfg.Notify { // the app's socket, beside the probes
+		out.Checks = append(out.Checks, st.notes.Checks(m.now(), m.cfg.NotifyWatchdog)...)
+	}
 	out.Live, out.LiveReason = m.liveness()
 	out.Ready, out.ReadyReason = m.readiness()
 	m.w.publish(out)
@@ -86,7 +79,7 @@ func (m *machine) readiness() (bool, string) {
 	case m.st.checks.StartupPending():
 		return false, "not ready: startup probe not passed yet"
 	}
-	if ok, why := m.notifyReadiness(); !ok {
+	if ok, why := m.st.notes.Readiness(); m.cfg.Notify && !ok { // READY=1
 		return false, why
 	}
 	if why := m.st.checks.NotReady(m.st.phase == phasePause); why != "" {

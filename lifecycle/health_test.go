@@ -1,6 +1,7 @@
 package lifecycle
 
 import (
+	"context"
 	"errors"
 	"testing"
 
@@ -15,7 +16,7 @@ func TestReadinessAndLiveness(t *testing.T) {
 	params := probe.Params{FailureThreshold: 3, SuccessThreshold: 1}
 	// db is one readiness check, named db, after the attempts errs.
 	db := func(errs ...error) probe.Set {
-		s := newChecks([]plan.Probe{{Kind: plan.ProbeReady, Name: "db", Params: params}})
+		s := plan.ProbeSet([]plan.Probe{{Kind: plan.ProbeReady, Name: "db", Params: params}})
 		for _, err := range errs {
 			s.Observe(0, err, false)
 		}
@@ -53,9 +54,9 @@ func TestReadinessAndLiveness(t *testing.T) {
 				}
 			})
 			m.st = c.st
-			m.st.hooks = map[plan.HookKind]*hookRun{}
+			m.st.hooks = map[plan.HookKind]context.CancelCauseFunc{}
 			if c.runningHook {
-				m.st.hooks[plan.HookPostStart] = &hookRun{}
+				m.st.hooks[plan.HookPostStart] = func(error) {}
 			}
 			if ok, why := m.readiness(); why != c.wantReady || ok != (why == "ok") {
 				t.Errorf("readiness = %v %q, want %q", ok, why, c.wantReady)

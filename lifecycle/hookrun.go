@@ -22,7 +22,7 @@ func (m *machine) startHook(kind plan.HookKind, deadline time.Time) {
 	env := append(hooks.Env(m.baseEnv, kind.String(), m.appPidIfRunning(), code), m.st.cause.Env(kind, m.st.appExited)...)
 	m.log.With(hookField(kind), slog.Int("commands", len(cmds))).Infof("%s: running %d command(s)", kind, len(cmds))
 	cancel := m.w.startHook(kind, cmds, env, deadline)
-	m.st.hooks[kind] = &hookRun{cancel: cancel, started: m.now()}
+	m.st.hooks[kind] = cancel
 }
 
 // appPidIfRunning is the pid hooks see in TEND_APP_PID: 0 (unset) in
@@ -35,20 +35,20 @@ func (m *machine) appPidIfRunning() int {
 }
 
 func (m *machine) cancelHook(kind plan.HookKind, cause error) {
-	if h := m.st.hooks[kind]; h != nil {
-		h.cancel(cause)
+	if cancel := m.st.hooks[kind]; cancel != nil {
+		cancel(cause)
 	}
 }
 
 func (m *machine) onHookDone(d hookDone) {
-	h := m.st.hooks[d.kind]
-	if h == nil {
+	cancel := m.st.hooks[d.kind]
+	if cancel == nil {
 		m.internalError(fmt.Errorf("%s reported, but none was running", d.kind))
 		return
 	}
 	delete(m.st.hooks, d.kind)
-	h.cancel(nil)
-	m.recordHook(d)
+	cancel(nil)
+	m.st.hookTally.Record(d.kind.String(), d.err, d.dur)
 	if errors.Is(d.err, hooks.ErrTimeout) && d.kind != plan.HookReload { // a reload decides no outcome
 		m.decided(fmt.Sprintf("%s timed out after %s", d.kind, m.cfg.HookTimeout))
 	}
@@ -83,9 +83,7 @@ func (m *machine) onPreStart(err error) {
 		m.beginDrain()
 		return
 	case err != nil:
-		m.st.exitOverride = plan.ExitStartHookFailed
-		m.st.cause.Because(termination.ByPreStart, "")
-		m.decided(fmt.Sprintf("pre-start failed: %v", err))
+		m.failed(plan.ExitStartHookFailed, termination.ByPreStart, "", fmt.Sprintf("pre-start failed: %v", err))
 		m.beginDrain()
 		return
 	}
@@ -102,9 +100,7 @@ func (m *machine) launch() {
 	}
 	pid, err := m.w.startApp()
 	if err != nil {
-		m.st.exitOverride = plan.ExitCode(err)
-		m.st.cause.Because(termination.ByExec, m.cfg.Args[0])
-		m.decided(err.Error())
+		m.failed(plan.ExitCode(err), termination.ByExec, m.cfg.Args[0], err.Error())
 		m.log.With(logger.ErrField(err)).Errorf("%v", err)
 		m.beginDrain()
 		return
@@ -126,9 +122,7 @@ func (m *machine) onPostStart(err error) {
 		return
 	}
 	if (m.st.phase == phaseStarting || m.st.phase == phasePause) && !m.st.appExited {
-		m.st.exitOverride = plan.ExitStartHookFailed
-		m.st.cause.Because(termination.ByPostStart, "")
-		m.decided(fmt.Sprintf("post-start failed: %v", err))
+		m.failed(plan.ExitStartHookFailed, termination.ByPostStart, "", fmt.Sprintf("post-start failed: %v", err))
 		m.beginStop(m.ownStopSignal(), "post-start failed", hookField(plan.HookPostStart))
 	}
 }

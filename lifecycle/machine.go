@@ -100,12 +100,6 @@ type (
 	cancelled struct{} // Run's context ended
 )
 
-// hookRun is one hook in flight.
-type hookRun struct {
-	cancel  context.CancelCauseFunc
-	started time.Time
-}
-
 // state is every value the loop decides on. Only the loop goroutine
 // touches it.
 type state struct {
@@ -130,14 +124,13 @@ type state struct {
 	cause termination.Cause // why the stop began
 
 	wait   probe.Await // --wait-for (wait.go)
-	hooks  map[plan.HookKind]*hookRun
+	hooks  map[plan.HookKind]context.CancelCauseFunc
 	checks probe.Set    // parallel to plan.Config.Checks (probes.go)
 	notes  notify.State // what the app said on its socket (--notify; notifystate.go)
 
 	// Counters for /metrics.
 	forwarded      map[unix.Signal]uint64
-	hookRuns       map[health.HookKey]uint64
-	hookDurations  map[string]health.Histogram
+	hookTally      hooks.Tally
 	internalErrors int
 }
 
@@ -155,11 +148,9 @@ type machine struct {
 
 func newMachine(cfg *plan.Config, log *logger.Logger, w world, now func() time.Time, baseEnv []string) *machine {
 	return &machine{cfg: cfg, log: log, w: w, now: now, baseEnv: baseEnv, st: state{
-		checks:        newChecks(cfg.Checks),
-		hooks:         map[plan.HookKind]*hookRun{},
-		forwarded:     map[unix.Signal]uint64{},
-		hookRuns:      map[health.HookKey]uint64{},
-		hookDurations: map[string]health.Histogram{},
+		checks:    plan.ProbeSet(cfg.Checks),
+		hooks:     map[plan.HookKind]context.CancelCauseFunc{},
+		forwarded: map[unix.Signal]uint64{},
 	}}
 }
 
@@ -258,6 +249,14 @@ func (m *machine) decided(why string) {
 	if m.st.reason == "" {
 		m.st.reason = why
 	}
+}
+
+// failed records an outcome tend decided: the exit code, the cause hooks
+// see (TEND_STOP_*) and the termination message's reason.
+func (m *machine) failed(code int, by, detail, why string) {
+	m.st.exitOverride = code
+	m.st.cause.Because(by, detail)
+	m.decided(why)
 }
 
 // exitCode is the app's code with the -e remaps applied, unless tend chose

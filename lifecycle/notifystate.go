@@ -4,7 +4,6 @@ import (
 	"log/slog"
 	"time"
 
-	"github.com/tend-init/tend/health"
 	"github.com/tend-init/tend/notify"
 	"github.com/tend-init/tend/plan"
 	"github.com/tend-init/tend/termination"
@@ -61,27 +60,8 @@ func (m *machine) checkWatchdog() {
 		return
 	}
 	why := m.st.notes.HungWhy(m.cfg.NotifyWatchdog)
-	m.st.exitOverride = plan.ExitLivenessFailed
-	m.decided(why)
-	m.st.cause.Because(termination.ByWatchdog, "")
+	m.failed(plan.ExitLivenessFailed, termination.ByWatchdog, "", why)
 	m.beginStop(m.ownStopSignal(), why, slog.String("probe", "notify-watchdog"))
-}
-
-// notifyReadiness is the app's READY=1 as a readiness condition.
-func (m *machine) notifyReadiness() (bool, string) {
-	if !m.cfg.Notify {
-		return true, "ok"
-	}
-	return m.st.notes.Readiness()
-}
-
-// notifyStatuses adds the app's socket to the checks /readyz?verbose and
-// /livez?verbose list.
-func (m *machine) notifyStatuses(out []health.CheckStatus) []health.CheckStatus {
-	if !m.cfg.Notify {
-		return out
-	}
-	return append(out, m.st.notes.Checks(m.now(), m.cfg.NotifyWatchdog)...)
 }
 
 // managerState is what tend tells its own manager (notify.Told), where

@@ -7,18 +7,8 @@ import (
 	"github.com/tend-init/tend/hooks"
 	"github.com/tend-init/tend/logger"
 	"github.com/tend-init/tend/plan"
-	"github.com/tend-init/tend/probe"
 	"github.com/tend-init/tend/termination"
 )
-
-// newChecks is the checks' state (probe.Set), every one not run yet.
-func newChecks(cs []plan.Probe) probe.Set {
-	ms := make([]probe.Member, len(cs))
-	for i, c := range cs {
-		ms[i] = probe.Member{Kind: c.Kind, Name: c.Name, Params: c.Params}
-	}
-	return probe.NewSet(ms)
-}
 
 // startProbes runs the startup checks, or, when there are none, the
 // readiness and liveness checks (probe.Set.First).
@@ -82,12 +72,6 @@ func (m *machine) onProbe(r probeDone) {
 		m.log.With(probeField(c), probeKindField(c), logger.ErrField(r.err)).Warnf("%s: /livez answers 503", why)
 		return
 	}
-	m.st.exitOverride = plan.ExitLivenessFailed
-	m.decided(why)
-	grace := termination.OwnGrace(m.cfg)
-	if c.GracePeriod > 0 {
-		grace = c.GracePeriod // the probe's own terminationGracePeriodSeconds
-	}
-	m.st.cause.Because(termination.ProbeCause(c), c.Name)
-	m.beginStopGrace(grace, m.ownStopSignal(), why, probeField(c), probeKindField(c), logger.ErrField(r.err))
+	m.failed(plan.ExitLivenessFailed, termination.ProbeCause(c), c.Name, why)
+	m.beginStopGrace(termination.ProbeGrace(m.cfg, c), m.ownStopSignal(), why, probeField(c), probeKindField(c), logger.ErrField(r.err))
 }

@@ -111,9 +111,7 @@ func (m *machine) onWaitTick(now time.Time) {
 	if timedOut {
 		failing := m.st.wait.StillFailing()
 		why := fmt.Sprintf("--wait-for: not up after %s: %s", m.cfg.WaitTimeout, failing)
-		m.st.exitOverride = plan.ExitStartHookFailed
-		m.decided(why)
-		m.st.cause.Because(termination.ByWaitTimeout, failing)
+		m.failed(plan.ExitStartHookFailed, termination.ByWaitTimeout, failing, why)
 		m.log.With(slog.Duration("wait_timeout", m.cfg.WaitTimeout), slog.Int("code", plan.ExitStartHookFailed)).Warnf("%s; the app will not start", why)
 		m.endWait()
 		m.beginDrain()

@@ -48,6 +48,16 @@ func OwnGrace(cfg *plan.Config) time.Duration {
 	return cfg.GracePeriod
 }
 
+// ProbeGrace is the grace period of the stop a failed liveness or startup
+// check begins: the probe's own terminationGracePeriodSeconds when set
+// (the kubelet's probe-level override), else OwnGrace.
+func ProbeGrace(cfg *plan.Config, p plan.Probe) time.Duration {
+	if p.GracePeriod > 0 {
+		return p.GracePeriod
+	}
+	return OwnGrace(cfg)
+}
+
 // Begin starts the clock of a stop with this grace period and signal.
 func (s *Stop) Begin(now time.Time, grace time.Duration, sig unix.Signal) {
 	s.Began, s.Grace, s.Signal = now, grace, sig

@@ -33,6 +33,25 @@ func TestOwnGrace(t *testing.T) {
 	}
 }
 
+// TestProbeGrace: a failed check's stop takes the probe's own grace period
+// when it has one, else the stop's own (OwnGrace).
+func TestProbeGrace(t *testing.T) {
+	for _, c := range []struct {
+		own, probe, want time.Duration
+	}{
+		{0, 0, 6 * time.Second},
+		{30 * time.Second, 0, 30 * time.Second},
+		{0, 2 * time.Second, 2 * time.Second},
+		{30 * time.Second, 2 * time.Second, 2 * time.Second},
+	} {
+		cfg := stopCfg(true)
+		cfg.OwnStopGrace = c.own
+		if got := ProbeGrace(cfg, plan.Probe{Kind: plan.ProbeLive, GracePeriod: c.probe}); got != c.want {
+			t.Errorf("own %s, probe %s: %s, want %s", c.own, c.probe, got, c.want)
+		}
+	}
+}
+
 // TestStopArm: the grace deadline is armed only when the stop ends in
 // tend's SIGKILL.
 func TestStopArm(t *testing.T) {
