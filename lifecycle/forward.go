@@ -18,12 +18,19 @@ import (
 // sequence; anything else is passed to the app at once.
 func (m *machine) onSignal(recv unix.Signal) {
 	m.log.Tracef("Received signal %d.", recv)
-	if m.ignoreOnce(recv) {
+	if m.st.ignoreOnce.Ignore(recv) {
+		// The first HUP or CONT after tend detached from the terminal of
+		// the session it led (terminal.HandOff).
+		m.log.Tracef("Ignoring tty hand-off signal %d.", recv)
 		return
 	}
-	if m.cfg.SuspendOnJobStop {
-		// Forwarded or dropped, a terminal stop signal stops tend too.
-		defer m.suspendAfterJobStop(recv)
+	if m.cfg.SuspendOnJobStop && signals.IsJobStop(recv) {
+		// Forwarded or dropped, a terminal stop signal stops tend too
+		// (signals.StopSelf).
+		defer func() {
+			m.log.Tracef("Suspending self due to TTY signal.")
+			m.w.suspend()
+		}()
 	}
 	sig, ok := m.cfg.Rewrite.Apply(recv)
 	if _, rule := m.cfg.Rewrite[recv]; rule {
