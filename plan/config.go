@@ -256,8 +256,8 @@ func (c *Config) ResolveGrace(given bool) {
 }
 
 // IsStopSignal says whether receiving sig begins a stop: TERM and INT
-// always; so does StopSignal. WINCH or QUIT begin one only when named by
-// --stop-signal: a terminal sends WINCH on every resize.
+// always; so does StopSignal. WINCH or QUIT begin one only when --stop-signal
+// names them: a terminal sends WINCH on every resize.
 func (c *Config) IsStopSignal(sig unix.Signal) bool {
 	return sig == unix.SIGTERM || sig == unix.SIGINT || sig == c.StopSignal
 }
