@@ -18,12 +18,19 @@ import (
 // sequence; anything else is passed to the app at once.
 func (m *machine) onSignal(recv unix.Signal) {
 	m.log.Tracef("Received signal %d.", recv)
-	if m.ignoreOnce(recv) {
+	if m.st.ignoreOnce.Ignore(recv) {
+		// The first HUP or CONT after tend detached from the terminal of
+		// the session it led (terminal.HandOff).
+		m.log.Tracef("Ignoring tty hand-off signal %d.", recv)
 		return
 	}
-	if m.cfg.SuspendOnJobStop {
-		// Forwarded or dropped, a terminal stop signal stops tend too.
-		defer m.suspendAfterJobStop(recv)
+	if m.cfg.SuspendOnJobStop && signals.IsJobStop(recv) {
+		// Forwarded or dropped, a terminal stop signal stops tend too
+		// (signals.StopSelf).
+		defer func() {
+			m.log.Tracef("Suspending self due to TTY signal.")
+			m.w.suspend()
+		}()
 	}
 	sig, ok := m.cfg.Rewrite.Apply(recv)
 	if _, rule := m.cfg.Rewrite[recv]; rule {
@@ -34,7 +41,7 @@ func (m *machine) onSignal(recv unix.Signal) {
 		m.log.With(logger.SignalField(recv)).Debugf("dropped %s (rewrite rule)", signals.Name(recv))
 		return
 	}
-	if m.isStopSignal(recv) {
+	if m.cfg.IsStopSignal(recv) {
 		switch {
 		case m.st.phase == phaseWaiting:
 			// Nothing started yet: the wait ends, no app starts, and the
@@ -53,7 +60,7 @@ func (m *machine) onSignal(recv unix.Signal) {
 			return
 		case m.canBeginStop():
 			if m.cfg.StopSignalSet {
-				sig = m.ownStopSignal()
+				sig = m.cfg.OwnStopSignal()
 			}
 			m.st.cause.Because(termination.BySignal, signals.Name(recv))
 			m.beginReceivedStop(sig, "received "+signals.Name(recv), logger.SignalField(recv))
@@ -77,23 +84,8 @@ func (m *machine) beginReceivedStop(sig unix.Signal, why string, fields ...slog.
 	m.beginStopGrace(m.cfg.GracePeriod, sig, why, fields...)
 }
 
-// isStopSignal: TERM and INT always begin a stop; so does the configured
-// stop signal. WINCH or QUIT begin one only when named by --stop-signal:
-// a terminal sends WINCH on every resize.
-func (m *machine) isStopSignal(sig unix.Signal) bool {
-	return sig == unix.SIGTERM || sig == unix.SIGINT || sig == m.cfg.StopSignal
-}
-
-// ownStopSignal is what a stop that tend begins itself sends the app: the
-// configured stop signal after any -r rewrite, never a hard-coded TERM;
-// 0 when a rule drops it.
-func (m *machine) ownStopSignal() unix.Signal {
-	sig, ok := m.cfg.Rewrite.Apply(m.cfg.StopSignal)
-	if !ok {
-		return 0
-	}
-	return sig
-}
+// ownStopSignal is plan.Config.OwnStopSignal, for the stops tend begins.
+func (m *machine) ownStopSignal() unix.Signal { return m.cfg.OwnStopSignal() }
 
 // forward sends sig to the app, or to its process group with -g.
 func (m *machine) forward(sig unix.Signal) {

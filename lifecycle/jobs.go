@@ -7,20 +7,13 @@ import (
 
 	"github.com/tend-init/tend/reaper"
 	"github.com/tend-init/tend/signals"
+	"github.com/tend-init/tend/terminal"
 )
 
-// The behaviours that act on the app's process group and on tend itself
-// (plan.Behaviour's SuspendOnJobStop and TermGroupOnExit).
-
-// suspendAfterJobStop stops tend after it passed on a terminal stop signal
-// (signals.StopSelf).
-func (m *machine) suspendAfterJobStop(recv unix.Signal) {
-	if !signals.IsJobStop(recv) {
-		return
-	}
-	m.log.Tracef("Suspending self due to TTY signal.")
-	m.w.suspend()
-}
+// The behaviours that act on the app's process group, on tend itself and
+// on its terminal (plan.Behaviour's SuspendOnJobStop, TermGroupOnExit,
+// ChdirRoot and the tty hand-off of plan.GroupSession). The signals they
+// raise are handled in onSignal.
 
 // termGroupOnExit is what tend does once the app exited: TERM to what is
 // left of its group (TermGroupOnExit), then the exit with the app's code,
@@ -48,4 +41,16 @@ func (l *Loop) leaveDir() {
 	if err := os.Chdir("/"); err != nil {
 		l.log.Tracef("Unable to chdir(\"/\") (errno=%v)", err)
 	}
+}
+
+// detachTerminal gives up tend's terminal (terminal.Detach), arms the
+// hand-off when tend led the session, and reports whether the app should
+// take stdin as its controlling terminal.
+func (l *Loop) detachTerminal() terminal.Attach {
+	a, led, trace := terminal.Detach()
+	l.log.Tracef("%s", trace)
+	if led {
+		l.m.st.ignoreOnce.Arm()
+	}
+	return a
 }

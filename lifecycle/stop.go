@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"path/filepath"
 	"time"
 
 	"github.com/tend-init/tend/logger"
@@ -234,48 +233,16 @@ func (m *machine) endDrain() {
 }
 
 // warnLeft says, at the default verbosity, what the app left running when
-// it exited: a process still in the app's process group is its child, the
-// real server behind a wrapper that did not exec it (dash's `sh -c "node
-// server.js"`, apache2ctl), stop or no stop; otherwise, after an app that
-// exited on its own, usually a server that daemonised (nginx without
-// `daemon off;`: its worker left the group with setsid), whose real
-// process tend is about to drain while the app's 0 reads as success.
+// it exited (termination.Left).
 func (m *machine) warnLeft() {
-	pid, comm := m.w.groupChild(m.st.appPid)
-	if pid > 0 && m.st.terminating {
-		m.log.With(slog.Int("code", m.st.appCode), slog.Int("child_pid", pid)).
-			Warnf("the app (%s) exited %d; its child %s (pid %d) still runs: exec it (README, Wrappers); tend drains it now", m.appName(), m.st.appCode, comm, pid)
-		return
+	l := termination.Left{Code: m.st.appCode, Stopping: m.st.terminating, App: termination.AppName(m.cfg.Args)}
+	l.ChildPid, l.ChildComm = m.w.groupChild(m.st.appPid)
+	if !l.Stopping {
+		l.Count = m.w.countRest()
 	}
-	if m.st.terminating {
-		return
+	if msg, fields := l.Warning(); msg != "" {
+		m.log.With(fields...).Warnf("%s", msg)
 	}
-	n := m.w.countRest()
-	left := "processes"
-	switch {
-	case n == 1:
-		left = "1 process"
-	case n > 1:
-		left = fmt.Sprintf("%d processes", n)
-	}
-	if pid > 0 {
-		// What tend sees: a child still in the app's group, which a
-		// background job (`sleep 60 & exit 0`) leaves as well as a
-		// wrapper does.
-		m.log.With(slog.Int("code", m.st.appCode), slog.Int("left", n), slog.Int("child_pid", pid)).
-			Warnf("the app exited %d and left %s running: is it daemonising? Its child %s (pid %d) is still in the process group of the app (%s): a wrapper that did not exec it? (run it in the foreground, or exec it: README, Wrappers; tend drains what is left now)", m.st.appCode, left, comm, pid, m.appName())
-		return
-	}
-	m.log.With(slog.Int("code", m.st.appCode), slog.Int("left", n)).
-		Warnf("the app exited %d and left %s running: is it daemonising? (run it in the foreground; tend drains what is left now)", m.st.appCode, left)
-}
-
-// appName is the app's program, as its command name would read.
-func (m *machine) appName() string {
-	if len(m.cfg.Args) == 0 {
-		return "?"
-	}
-	return filepath.Base(m.cfg.Args[0])
 }
 
 // logStopExit says why tend exits with --stop-exit-code's N, not the app's

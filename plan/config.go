@@ -255,6 +255,24 @@ func (c *Config) ResolveGrace(given bool) {
 	c.OwnStopGrace, c.RuntimeKills = KubeletGracePeriod, true
 }
 
+// IsStopSignal says whether receiving sig begins a stop: TERM and INT
+// always; so does StopSignal. WINCH or QUIT begin one only when --stop-signal
+// names them: a terminal sends WINCH on every resize.
+func (c *Config) IsStopSignal(sig unix.Signal) bool {
+	return sig == unix.SIGTERM || sig == unix.SIGINT || sig == c.StopSignal
+}
+
+// OwnStopSignal is what a stop that tend begins itself sends the app:
+// StopSignal after any -r rewrite, never a hard-coded TERM; 0 when a rule
+// drops it.
+func (c *Config) OwnStopSignal() unix.Signal {
+	sig, ok := c.Rewrite.Apply(c.StopSignal)
+	if !ok {
+		return 0
+	}
+	return sig
+}
+
 // Exit codes that tend chooses itself. They are fixed so that an
 // orchestrator can tell them apart, and -e never remaps them.
 const (
