@@ -84,9 +84,6 @@ func (m *machine) beginReceivedStop(sig unix.Signal, why string, fields ...slog.
 	m.beginStopGrace(m.cfg.GracePeriod, sig, why, fields...)
 }
 
-// ownStopSignal is plan.Config.OwnStopSignal, for the stops tend begins.
-func (m *machine) ownStopSignal() unix.Signal { return m.cfg.OwnStopSignal() }
-
 // forward sends sig to the app, or to its process group with -g.
 func (m *machine) forward(sig unix.Signal) {
 	if !m.st.hasApp || m.st.appExited {

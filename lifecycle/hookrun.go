@@ -123,6 +123,6 @@ func (m *machine) onPostStart(err error) {
 	}
 	if (m.st.phase == phaseStarting || m.st.phase == phasePause) && !m.st.appExited {
 		m.failed(plan.ExitStartHookFailed, termination.ByPostStart, "", fmt.Sprintf("post-start failed: %v", err))
-		m.beginStop(m.ownStopSignal(), "post-start failed", hookField(plan.HookPostStart))
+		m.beginStop(m.cfg.OwnStopSignal(), "post-start failed", hookField(plan.HookPostStart))
 	}
 }

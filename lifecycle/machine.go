@@ -221,7 +221,7 @@ func (m *machine) handle(ev event) {
 			m.abandonWait("context cancelled")
 		} else if m.canBeginStop() {
 			m.st.cause.Because(termination.ByCancel, "")
-			m.beginStop(m.ownStopSignal(), "context cancelled")
+			m.beginStop(m.cfg.OwnStopSignal(), "context cancelled")
 		}
 	default:
 		m.internalError(fmt.Errorf("unknown event %T", ev))

@@ -61,7 +61,7 @@ func (m *machine) checkWatchdog() {
 	}
 	why := m.st.notes.HungWhy(m.cfg.NotifyWatchdog)
 	m.failed(plan.ExitLivenessFailed, termination.ByWatchdog, "", why)
-	m.beginStop(m.ownStopSignal(), why, slog.String("probe", "notify-watchdog"))
+	m.beginStop(m.cfg.OwnStopSignal(), why, slog.String("probe", "notify-watchdog"))
 }
 
 // managerState is what tend tells its own manager (notify.Told), where

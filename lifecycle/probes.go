@@ -73,5 +73,5 @@ func (m *machine) onProbe(r probeDone) {
 		return
 	}
 	m.failed(plan.ExitLivenessFailed, termination.ProbeCause(c), c.Name, why)
-	m.beginStopGrace(termination.ProbeGrace(m.cfg, c), m.ownStopSignal(), why, probeField(c), probeKindField(c), logger.ErrField(r.err))
+	m.beginStopGrace(termination.ProbeGrace(m.cfg, c), m.cfg.OwnStopSignal(), why, probeField(c), probeKindField(c), logger.ErrField(r.err))
 }
