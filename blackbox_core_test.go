@@ -86,11 +86,18 @@ func TestExitCodes(t *testing.T) {
 
 // Contract 3: reaping as PID 1, and as a subreaper with -s.
 func TestReapsOrphanStorm(t *testing.T) {
-	code, out, errOut := runTend(t, opts{pid1: true}, "--", fakeappBin, "storm", "1000")
+	// A hang bound, not a timing: 1,000 forks under a -race tend took
+	// 33-41 s on a loaded 2-core machine, past runTend's 30 s.
+	p := startTend(t, opts{pid1: true}, "--", fakeappBin, "storm", "1000")
+	code := p.wait(3 * time.Minute)
+	out, errOut := p.stdout.String(), p.stderr.String()
+	t.Logf("storm of 1000 orphans as PID 1: %s", strings.TrimSpace(out))
 	if code != 0 || !strings.Contains(out, "storm n=1000 spawn=") {
 		t.Fatalf("zombies left as PID 1: %d %s %s", code, out, errOut)
 	}
-	code, out, errOut = runTend(t, opts{}, "-s", "--", fakeappBin, "storm", "300")
+	p = startTend(t, opts{}, "-s", "--", fakeappBin, "storm", "300")
+	code = p.wait(3 * time.Minute)
+	out, errOut = p.stdout.String(), p.stderr.String()
 	if code != 0 || !strings.Contains(out, "storm n=300") || strings.Contains(errOut, "subreaper") {
 		t.Fatalf("zombies left as subreaper: %d %s %s", code, out, errOut)
 	}
