@@ -19,7 +19,11 @@ func (t *Tally) Record(hook string, err error, d time.Duration) {
 	if t.runs == nil {
 		t.runs, t.durations = map[health.HookKey]uint64{}, map[string]health.Histogram{}
 	}
-	t.runs[health.HookKey{Hook: hook, Result: map[bool]string{true: "success", false: "failure"}[err == nil]}]++
+	result := "failure"
+	if err == nil {
+		result = "success"
+	}
+	t.runs[health.HookKey{Hook: hook, Result: result}]++
 	h := t.durations[hook]
 	h.Observe(d.Seconds())
 	t.durations[hook] = h

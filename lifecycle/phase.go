@@ -46,8 +46,9 @@ func (p Phase) String() string {
 }
 
 // next lists, for each phase, the phases it may move to. Anything else is
-// an internal error.
-var next = map[Phase][]Phase{
+// an internal error. (An array, not a map: a map literal costs its init
+// code in the binary.)
+var next = [phaseDone + 1][]Phase{
 	phaseNone:     {phaseWaiting, phasePreStart, phaseStarting, phasePause},
 	phaseWaiting:  {phasePreStart, phaseStarting, phasePause, phaseDraining},
 	phasePreStart: {phaseStarting, phasePause, phaseDraining},
@@ -59,7 +60,9 @@ var next = map[Phase][]Phase{
 	phasePostStop: {phaseDone},
 }
 
-func validTransition(from, to Phase) bool { return slices.Contains(next[from], to) }
+func validTransition(from, to Phase) bool {
+	return from >= 0 && int(from) < len(next) && slices.Contains(next[from], to)
+}
 
 // transition is the one place the phase changes. It logs every change at
 // -v and refuses an invalid one as an internal error: the phase stays, the

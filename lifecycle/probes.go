@@ -60,7 +60,7 @@ func (m *machine) onProbe(r probeDone) {
 	if !ch.Flipped {
 		return
 	}
-	m.log.With(probeField(c), probeKindField(c), slog.Bool("passing", ch.Passing)).Infof("%s is now %s", label, map[bool]string{true: "passing", false: "failing"}[ch.Passing])
+	m.log.With(probeField(c), probeKindField(c), slog.Bool("passing", ch.Passing)).Infof("%s is now %s", label, passing(ch.Passing))
 	if ch.Passing || c.Kind == plan.ProbeReady {
 		return
 	}
@@ -74,4 +74,12 @@ func (m *machine) onProbe(r probeDone) {
 	}
 	m.failed(plan.ExitLivenessFailed, termination.ProbeCause(c), c.Name, why)
 	m.beginStopGrace(termination.ProbeGrace(m.cfg, c), m.cfg.OwnStopSignal(), why, probeField(c), probeKindField(c), logger.ErrField(r.err))
+}
+
+// passing is a check's state in the log's words.
+func passing(ok bool) string {
+	if ok {
+		return "passing"
+	}
+	return "failing"
 }

@@ -39,7 +39,11 @@ func (m *machine) beginWait() {
 	if m.cfg.WaitTimeout > 0 {
 		bound = "up to " + m.cfg.WaitTimeout.String()
 	}
-	m.transition(phaseWaiting, fmt.Sprintf("%d dependenc%s before the app", n, map[bool]string{true: "y", false: "ies"}[n == 1]))
+	deps := "dependencies"
+	if n == 1 {
+		deps = "dependency"
+	}
+	m.transition(phaseWaiting, fmt.Sprintf("%d %s before the app", n, deps))
 	m.log.With(slog.Duration("wait_timeout", m.cfg.WaitTimeout)).Infof("%s (%s)", m.awaited(), bound)
 	m.w.startWait(runs)
 }

@@ -96,7 +96,11 @@ func (s *Set) Observe(i int, err error, pause bool) Change {
 		s.results[health.ProbeKey{Probe: m.Name, Kind: m.Kind.String(), Result: "unknown"}]++
 		return Change{Unknown: true, Passing: cs.t.State()}
 	}
-	s.results[health.ProbeKey{Probe: m.Name, Kind: m.Kind.String(), Result: map[bool]string{true: "success", false: "failure"}[err == nil]}]++
+	result := "failure"
+	if err == nil {
+		result = "success"
+	}
+	s.results[health.ProbeKey{Probe: m.Name, Kind: m.Kind.String(), Result: result}]++
 	ch := Change{Passing: cs.t.State()}
 	if err != nil {
 		cs.lastErr = err

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"log/slog"
 	"path/filepath"
+	"strconv"
 )
 
 // Left is what the app left running when it exited, as the drain finds it;
@@ -25,29 +26,30 @@ type Left struct {
 // with setsid), whose real process tend is about to drain while the app's
 // 0 reads as success. msg is "" when there is nothing to warn of.
 func (l Left) Warning() (msg string, fields []slog.Attr) {
+	code, child := slog.Int("code", l.Code), slog.Int("child_pid", l.ChildPid)
 	if l.ChildPid > 0 && l.Stopping {
 		return fmt.Sprintf("the app (%s) exited %d; its child %s (pid %d) still runs: exec it (README, Wrappers); tend drains it now", l.App, l.Code, l.ChildComm, l.ChildPid),
-			[]slog.Attr{slog.Int("code", l.Code), slog.Int("child_pid", l.ChildPid)}
+			[]slog.Attr{code, child}
 	}
 	if l.Stopping {
 		return "", nil
 	}
-	left := "processes"
+	left, count := "processes", slog.Int("left", l.Count)
 	switch {
 	case l.Count == 1:
 		left = "1 process"
 	case l.Count > 1:
-		left = fmt.Sprintf("%d processes", l.Count)
+		left = strconv.Itoa(l.Count) + " processes"
 	}
 	if l.ChildPid > 0 {
 		// What tend sees: a child still in the app's group, which a
 		// background job (`sleep 60 & exit 0`) leaves as well as a
 		// wrapper does.
 		return fmt.Sprintf("the app exited %d and left %s running: is it daemonising? Its child %s (pid %d) is still in the process group of the app (%s): a wrapper that did not exec it? (run it in the foreground, or exec it: README, Wrappers; tend drains what is left now)", l.Code, left, l.ChildComm, l.ChildPid, l.App),
-			[]slog.Attr{slog.Int("code", l.Code), slog.Int("left", l.Count), slog.Int("child_pid", l.ChildPid)}
+			[]slog.Attr{code, count, child}
 	}
 	return fmt.Sprintf("the app exited %d and left %s running: is it daemonising? (run it in the foreground; tend drains what is left now)", l.Code, left),
-		[]slog.Attr{slog.Int("code", l.Code), slog.Int("left", l.Count)}
+		[]slog.Attr{code, count}
 }
 
 // AppName is the app's program, as its command name would read.

@@ -138,7 +138,7 @@ func checkTerminationFile(fd int) error {
 	if err := unix.Fstatfs(fd, &fs); err != nil {
 		return refused("fstatfs: %v", err)
 	}
-	if name, ok := pseudoFS[uint32(fs.Type)]; ok {
+	if name, ok := pseudoFSName(uint32(fs.Type)); ok {
 		return refused("a file of %s", name)
 	}
 	if st.Nlink > 1 {
@@ -153,26 +153,40 @@ func checkTerminationFile(fd int) error {
 // pseudoFS are the file systems whose files act when written: the kernel's
 // interfaces, never a place for a message. Magic numbers from
 // include/uapi/linux/magic.h; the three that x/sys lacks are spelled out.
-var pseudoFS = map[uint32]string{
-	unix.PROC_SUPER_MAGIC:     "procfs",
-	unix.SYSFS_MAGIC:          "sysfs",
-	unix.CGROUP_SUPER_MAGIC:   "cgroupfs",
-	unix.CGROUP2_SUPER_MAGIC:  "cgroup2",
-	unix.DEBUGFS_MAGIC:        "debugfs",
-	unix.TRACEFS_MAGIC:        "tracefs",
-	unix.SECURITYFS_MAGIC:     "securityfs",
-	unix.SELINUX_MAGIC:        "selinuxfs",
-	unix.SMACK_MAGIC:          "smackfs",
-	unix.BPF_FS_MAGIC:         "bpffs",
-	unix.BINFMTFS_MAGIC:       "binfmt_misc",
-	unix.EFIVARFS_MAGIC:       "efivarfs",
-	unix.PSTOREFS_MAGIC:       "pstore",
-	unix.RDTGROUP_SUPER_MAGIC: "resctrl",
-	unix.DEVPTS_SUPER_MAGIC:   "devpts",
-	unix.NSFS_MAGIC:           "nsfs",
-	0x62656570:                "configfs", // CONFIGFS_MAGIC
-	0x65735543:                "fusectl",  // FUSE_CTL_SUPER_MAGIC
-	0x19800202:                "mqueue",   // MQUEUE_MAGIC
+// (A table, not a map: a map literal costs its init code in the binary.)
+var pseudoFS = [...]struct {
+	magic uint32
+	name  string
+}{
+	{unix.PROC_SUPER_MAGIC, "procfs"},
+	{unix.SYSFS_MAGIC, "sysfs"},
+	{unix.CGROUP_SUPER_MAGIC, "cgroupfs"},
+	{unix.CGROUP2_SUPER_MAGIC, "cgroup2"},
+	{unix.DEBUGFS_MAGIC, "debugfs"},
+	{unix.TRACEFS_MAGIC, "tracefs"},
+	{unix.SECURITYFS_MAGIC, "securityfs"},
+	{unix.SELINUX_MAGIC, "selinuxfs"},
+	{unix.SMACK_MAGIC, "smackfs"},
+	{unix.BPF_FS_MAGIC, "bpffs"},
+	{unix.BINFMTFS_MAGIC, "binfmt_misc"},
+	{unix.EFIVARFS_MAGIC, "efivarfs"},
+	{unix.PSTOREFS_MAGIC, "pstore"},
+	{unix.RDTGROUP_SUPER_MAGIC, "resctrl"},
+	{unix.DEVPTS_SUPER_MAGIC, "devpts"},
+	{unix.NSFS_MAGIC, "nsfs"},
+	{0x62656570, "configfs"}, // CONFIGFS_MAGIC
+	{0x65735543, "fusectl"},  // FUSE_CTL_SUPER_MAGIC
+	{0x19800202, "mqueue"},   // MQUEUE_MAGIC
+}
+
+// pseudoFSName names the pseudo file system with magic number m, if it is one.
+func pseudoFSName(m uint32) (string, bool) {
+	for _, f := range pseudoFS {
+		if f.magic == m {
+			return f.name, true
+		}
+	}
+	return "", false
 }
 
 // openat2 is unix.Openat2; tests replace it to play a kernel without it.
