@@ -71,6 +71,9 @@ func TestSidecarPreStartAndNotStartedApp(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitStatus(t, addr, "/readyz", 200, 10*time.Second)
+	// The liveness check has its own attempts: the app counts as up for it
+	// only once one of them passed, which /readyz does not show.
+	p.stderr.wait(t, "liveness probe app passed for the first time", 10*time.Second)
 	_ = ln.Close() // the app goes down, having been up
 	if body := waitStatus(t, addr, "/livez", 503, 10*time.Second); !strings.Contains(body, "liveness probe app failing") {
 		t.Fatalf("/livez once the app was up and went down: %q", body)
