@@ -38,12 +38,12 @@ func (l *Loop) watchReload() error {
 
 // onReloadSeen acts on what watch.Reloads decided for a snapshot.
 func (m *machine) onReloadSeen(s watch.Snapshot) {
-	stage := watch.Stopping // and phaseWaiting, as before the split
+	stage := watch.Stopping
 	switch m.st.phase {
 	case phaseStarting, phaseRunning, phasePause:
 		stage = watch.Live
-	case phaseNone, phasePreStart:
-		stage = watch.Before
+	case phaseNone, phaseWaiting, phasePreStart:
+		stage = watch.Before // the app reads the new bytes when it starts
 	}
 	verdict, changed := m.st.reload.Seen(s, stage, m.st.hooks[plan.HookReload] != nil)
 	what := watch.Describe(changed, 4)

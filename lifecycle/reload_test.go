@@ -60,4 +60,21 @@ func TestReloadDecisions(t *testing.T) {
 			t.Fatalf("acts %q, internal errors %d", r.acts, m.st.internalErrors)
 		}
 	})
+	t.Run("waiting", func(t *testing.T) {
+		// A change while --wait-for waits: the app has not read its files
+		// yet, so the new bytes are the ones it starts with, not a reload.
+		m, r := newTestMachine(func(c *plan.Config) {
+			c.ReloadOn = []string{"/etc/app.conf"}
+			c.WaitFor = []plan.Wait{{Name: "db", Spec: "tcp://db:5432"}}
+		})
+		m.st.reload.Applied = snap("a")
+		m.begin(0)
+		if m.st.phase != phaseWaiting {
+			t.Fatalf("phase %s, want waiting", m.st.phase)
+		}
+		m.handle(reloadSeen{snap("b")})
+		if m.st.reload.Applied["/etc/app.conf"] != "b" || m.st.reload.Count != 0 {
+			t.Fatalf("a change while waiting must be adopted, not reloaded: applied %q, count %d, acts %q", m.st.reload.Applied, m.st.reload.Count, r.acts)
+		}
+	})
 }
