@@ -91,17 +91,14 @@ func (m *machine) sendStop() {
 	}
 }
 
-// deadline is when the machine next wants a tick: the earlier of the grace
-// and drain deadlines, or zero for none.
+// deadline is when the machine next wants a tick: the earliest of the
+// grace, drain, wait and app-watchdog deadlines, or zero for none.
 func (m *machine) deadline() time.Time {
 	d := time.Time{}
-	for _, t := range []time.Time{m.st.stop.KillAt, m.st.stop.DrainAt, m.st.wait.Deadline()} {
+	for _, t := range []time.Time{m.st.stop.KillAt, m.st.stop.DrainAt, m.st.wait.Deadline(), m.notifyDeadline()} {
 		if !t.IsZero() && (d.IsZero() || t.Before(d)) {
 			d = t
 		}
-	}
-	if w := m.notifyDeadline(); !w.IsZero() && (d.IsZero() || w.Before(d)) {
-		d = w
 	}
 	return d
 }
