@@ -88,9 +88,14 @@ func (c *Config) OwnsSockets() bool {
 			return true
 		}
 	}
-	for _, k := range []HookKind{HookPreStart, HookPostStart, HookPreStop, HookPostStop, HookReload} {
-		for _, a := range c.Hooks(k) {
-			if _, ok := a.(hooks.HTTPGet); ok {
+	return c.AnyHookAction(func(a hooks.Action) bool { _, ok := a.(hooks.HTTPGet); return ok })
+}
+
+// AnyHookAction reports whether an action of any hook matches.
+func (c *Config) AnyHookAction(match func(hooks.Action) bool) bool {
+	for _, acts := range [][]hooks.Action{c.PreStart, c.PostStart, c.PreStop, c.PostStop, c.Reload} {
+		for _, a := range acts {
+			if match(a) {
 				return true
 			}
 		}

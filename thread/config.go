@@ -10,7 +10,7 @@ func For(cfg *plan.Config) int {
 	n := Needs{
 		TerminationMessage: cfg.TerminationMessagePath != "",
 		Health:             cfg.HealthAddr != "",
-		Relay:              hasCommand(cfg.PreStart, cfg.PostStart, cfg.PreStop, cfg.PostStop, cfg.Reload),
+		Relay:              cfg.AnyHookAction(isCommand),           // a command's output goes through the Relay
 		Probes:             max(len(cfg.Checks), len(cfg.WaitFor)), // the wait ends before the probes begin
 		Watcher:            len(cfg.ReloadOn) > 0,
 	}
@@ -28,15 +28,8 @@ func For(cfg *plan.Config) int {
 	return Budget(n)
 }
 
-// hasCommand reports whether a hook runs a command, whose output the Relay
-// passes on.
-func hasCommand(hs ...[]hooks.Action) bool {
-	for _, acts := range hs {
-		for _, a := range acts {
-			if _, ok := a.(hooks.Command); ok {
-				return true
-			}
-		}
-	}
-	return false
+// isCommand: a hook action that runs a command.
+func isCommand(a hooks.Action) bool {
+	_, ok := a.(hooks.Command)
+	return ok
 }
