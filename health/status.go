@@ -9,6 +9,14 @@ type HookKey struct{ Hook, Result string }
 // success, failure or unknown.
 type ProbeKey struct{ Probe, Kind, Result string }
 
+// Result is the Result label of a run or an attempt that ended with err.
+func Result(err error) string {
+	if err != nil {
+		return "failure"
+	}
+	return "success"
+}
+
 // Status is an immutable snapshot that the event loop publishes after every
 // event. Handlers only ever read the latest one; they never call the loop.
 type Status struct {

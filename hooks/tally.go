@@ -19,11 +19,7 @@ func (t *Tally) Record(hook string, err error, d time.Duration) {
 	if t.runs == nil {
 		t.runs, t.durations = map[health.HookKey]uint64{}, map[string]health.Histogram{}
 	}
-	result := "failure"
-	if err == nil {
-		result = "success"
-	}
-	t.runs[health.HookKey{Hook: hook, Result: result}]++
+	t.runs[health.HookKey{Hook: hook, Result: health.Result(err)}]++
 	h := t.durations[hook]
 	h.Observe(d.Seconds())
 	t.durations[hook] = h

@@ -96,11 +96,7 @@ func (s *Set) Observe(i int, err error, pause bool) Change {
 		s.results[health.ProbeKey{Probe: m.Name, Kind: m.Kind.String(), Result: "unknown"}]++
 		return Change{Unknown: true, Passing: cs.t.State()}
 	}
-	result := "failure"
-	if err == nil {
-		result = "success"
-	}
-	s.results[health.ProbeKey{Probe: m.Name, Kind: m.Kind.String(), Result: result}]++
+	s.results[health.ProbeKey{Probe: m.Name, Kind: m.Kind.String(), Result: health.Result(err)}]++
 	ch := Change{Passing: cs.t.State()}
 	if err != nil {
 		cs.lastErr = err
