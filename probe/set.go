@@ -185,7 +185,7 @@ func (s *Set) NotReady(pause bool) string {
 	switch {
 	case !bad:
 		return ""
-	case pause && !s.st[i].seenUp:
+	case s.notStarted(i, pause):
 		// The sidecar health responder: the app it watches has not been
 		// seen up yet.
 		return fmt.Sprintf("not ready: waiting for the app: %s not passed yet", s.Label(i))

@@ -16,11 +16,13 @@ func Report(log *logger.Logger, path, why string) {
 		return
 	}
 	err := Write(path, why)
+	if err == nil {
+		log.With(slog.String("path", path)).Debugf("termination message written to %s", path)
+		return
+	}
 	fields := log.With(slog.String("path", path), logger.ErrField(err))
 	var r *Refusal
 	switch {
-	case err == nil:
-		log.With(slog.String("path", path)).Debugf("termination message written to %s", path)
 	case errors.As(err, &r):
 		fields.Warnf("termination message not written to %s: %v", path, err)
 	default:
