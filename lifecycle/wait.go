@@ -132,12 +132,7 @@ func (l *Loop) startWait(runs []waitRun) {
 	for _, r := range runs {
 		x := probe.Deps{Starter: l.childStarter(nil), Env: r.env, UserAgent: probe.UserAgent(l.cfg.Version)}
 		go probe.UntilUp(ctx, r.wait.Handler, r.wait.Timeout, x, func(err error) bool {
-			select {
-			case l.events <- waitDone{idx: r.idx, err: err}:
-				return true
-			case <-ctx.Done():
-				return false
-			}
+			return l.deliver(ctx, waitDone{idx: r.idx, err: err})
 		})
 	}
 }

@@ -60,17 +60,23 @@ func (l *Loop) startProbes(runs []probeRun) {
 				l.log.With(probeField(c), probeKindField(c)).Warnf("%s check %s: %s", c.Kind, c.Name, n)
 			}}
 		go probe.Run(ctx, r.check.Handler, r.check.Params, x, func(err error) bool {
-			select {
-			case l.events <- probeDone{idx: r.idx, err: err}:
-			case <-ctx.Done():
-				return false
-			}
-			return !(r.once && err == nil)
+			return l.deliver(ctx, probeDone{idx: r.idx, err: err}) && !(r.once && err == nil)
 		})
 	}
 }
 
 func (l *Loop) stopProbes() { l.stopProbe() }
+
+// deliver hands the loop a check's or a dependency's result, unless ctx
+// ended first (the loop may have stopped reading): false then.
+func (l *Loop) deliver(ctx context.Context, ev event) bool {
+	select {
+	case l.events <- ev:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
 
 // childStarter starts hooks and exec probes (hooks.ChildStarter); as, when
 // set, is the --user they run as.
