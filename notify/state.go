@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/tend-init/tend/health"
-	"github.com/tend-init/tend/plan"
+	"github.com/tend-init/tend/probe"
 )
 
 // State is what the app has said on its socket, as the event loop keeps
@@ -118,7 +118,7 @@ func (s *State) HungWhy(period time.Duration) string {
 // liveness probes.
 func (s *State) Checks(now time.Time, period time.Duration) []health.CheckStatus {
 	ready, why := s.Readiness()
-	c := health.CheckStatus{Name: "notify", Kind: plan.ProbeReady.String(), Up: ready}
+	c := health.CheckStatus{Name: "notify", Kind: probe.Ready.String(), Up: ready}
 	if !ready {
 		c.Detail = strings.TrimPrefix(why, "not ready: ")
 	}
@@ -128,7 +128,7 @@ func (s *State) Checks(now time.Time, period time.Duration) []health.CheckStatus
 	out := []health.CheckStatus{c}
 	if period > 0 {
 		hung := s.Hung(now, period)
-		w := health.CheckStatus{Name: "notify-watchdog", Kind: plan.ProbeLive.String(), Up: !hung}
+		w := health.CheckStatus{Name: "notify-watchdog", Kind: probe.Live.String(), Up: !hung}
 		if hung {
 			w.Detail = fmt.Sprintf("no WATCHDOG=1 for %s", period)
 		}
