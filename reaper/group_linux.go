@@ -1,7 +1,6 @@
 package reaper
 
 import (
-	"bytes"
 	"slices"
 	"strconv"
 	"strings"
@@ -42,14 +41,9 @@ func GroupChild(root, pgid int) (int, string) {
 	return best, strings.TrimSuffix(string(b), "\n")
 }
 
-// statPgrp is field 5 of a /proc/PID/stat line, read after the last ')'
-// as package terminal's ttyNr reads field 7.
+// statPgrp is field 5 of a /proc/PID/stat line (StatFields).
 func statPgrp(stat []byte) (int, bool) {
-	i := bytes.LastIndexByte(stat, ')')
-	if i < 0 {
-		return 0, false
-	}
-	f := bytes.Fields(stat[i+1:]) // state ppid pgrp ...
+	f, _ := StatFields(stat) // state ppid pgrp ...; none without a command name
 	if len(f) < 3 {
 		return 0, false
 	}

@@ -189,15 +189,26 @@ func parentFromStat(pid int, buf []byte) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	i := bytes.LastIndexByte(s, ')')
-	if i < 0 {
+	f, ok := StatFields(s) // state, ppid, ...
+	if !ok {
 		return 0, fmt.Errorf("/proc/%d/stat: no command name", pid)
 	}
-	f := bytes.Fields(s[i+1:]) // state, ppid, ...
 	if len(f) < 2 {
 		return 0, fmt.Errorf("/proc/%d/stat: too short", pid)
 	}
 	return strconv.Atoi(string(f[1]))
+}
+
+// StatFields are the fields of a /proc/PID/stat line after the command
+// name, which may itself hold spaces and parentheses, so it ends at the
+// last ')': state, ppid, pgrp, session, tty_nr, ... ok is false when the
+// line has no command name.
+func StatFields(stat []byte) (f [][]byte, ok bool) {
+	i := bytes.LastIndexByte(stat, ')')
+	if i < 0 {
+		return nil, false
+	}
+	return bytes.Fields(stat[i+1:]), true
 }
 
 // ReadRaw reads the file at path into buf, up to its length, with raw

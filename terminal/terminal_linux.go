@@ -5,7 +5,6 @@
 package terminal
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"os"
@@ -113,14 +112,9 @@ func terminalHeld(fd int) bool {
 	return false
 }
 
-// ttyNr is field 7 of a /proc/PID/stat line, read after the last ')' since
-// the command name in field 2 can hold spaces and parentheses.
+// ttyNr is field 7 of a /proc/PID/stat line (reaper.StatFields).
 func ttyNr(stat []byte) (int64, bool) {
-	i := bytes.LastIndexByte(stat, ')')
-	if i < 0 {
-		return 0, false
-	}
-	f := bytes.Fields(stat[i+1:]) // state ppid pgrp session tty_nr ...
+	f, _ := reaper.StatFields(stat) // state ppid pgrp session tty_nr ...; none without a command name
 	if len(f) < 5 {
 		return 0, false
 	}
