@@ -33,12 +33,20 @@ func GroupChild(root, pgid int) (int, string) {
 	if best == 0 {
 		return 0, ""
 	}
-	var comm [64]byte
-	b, err := ReadRaw("/proc/"+strconv.Itoa(best)+"/comm", comm[:])
+	comm, err := readComm(best)
 	if err != nil {
 		return best, "?"
 	}
-	return best, strings.TrimSuffix(string(b), "\n")
+	return best, comm
+}
+
+// readComm is pid's command name from /proc/PID/comm, read into a fixed
+// 64 bytes (the kernel's limit is 16), so a process cannot make tend read
+// more.
+func readComm(pid int) (string, error) {
+	var buf [64]byte
+	b, err := ReadRaw("/proc/"+strconv.Itoa(pid)+"/comm", buf[:])
+	return strings.TrimSuffix(string(b), "\n"), err
 }
 
 // statPgrp is field 5 of a /proc/PID/stat line (StatFields).
@@ -62,13 +70,8 @@ var containerInits = []string{"pause", "catatonit", "tini", "tini-static", "dock
 // or when it cannot be read. A host's systemd is left out: there the
 // warning stays tini's.
 func PID1Init() string {
-	var buf [64]byte
-	b, err := ReadRaw("/proc/1/comm", buf[:])
-	if err != nil {
-		return ""
-	}
-	comm := strings.TrimSuffix(string(b), "\n")
-	if slices.Contains(containerInits, comm) {
+	comm, err := readComm(1)
+	if err == nil && slices.Contains(containerInits, comm) {
 		return comm
 	}
 	return ""
